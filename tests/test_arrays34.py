@@ -270,3 +270,23 @@ def test_a_float32_meeting_a_per_example_python_number_computes_in_float32(f, ou
     want = _reference(f, sig, v, x)
     assert got.dtype == want.dtype == np.float32
     np.testing.assert_array_equal(got, want)
+
+
+def _bool_array_minus_ints(v, w):
+    # (fuzz_arrays34 seed 130) per example NumPy refuses to cast the int64 difference into
+    # the bool array (UFuncTypeError); vmap rebound `y` to the int64 difference: -1s
+    y = np.zeros(len(v), dtype=bool)
+    y -= w
+    return y
+
+
+def test_an_in_place_update_of_a_bool_array_by_ints_is_no_new_array():
+    v = np.ones((2, 3), dtype=np.int32)
+    w = np.ones((2, 3), dtype=np.int64)
+    with pytest.raises(TypeError):
+        _bool_array_minus_ints(v[0], w[0])
+    got, err = outcome(lambda: vmap(_bool_array_minus_ints)(v, w))
+    assert isinstance(err, (TypeError, VectorizeError)), got
+    got, err = outcome(lambda: vectorize(_bool_array_minus_ints, signature="(n),(n)->(n)",
+                                         fallback="error")(v, w))
+    assert isinstance(err, (TypeError, VectorizeError)), got

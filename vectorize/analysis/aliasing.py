@@ -239,8 +239,10 @@ class Aliasing:
                     small.target.value, small)):
                 return
             own, promoted = before.example.dtype, getattr(after.example, "dtype", None)
-            if promoted is None or own.kind not in "biu" or promoted.kind not in "fc" or \
-                    np.can_cast(promoted, own, "same_kind"):
+            # (also an int result into a bool array: `y -= w` of a bool `y`, int `w`)
+            if promoted is None or own.kind not in "biu" or promoted.kind not in (
+                    "fc" if own.kind in "iu" else "iufc") or np.can_cast(promoted, own,
+                                                                       "same_kind"):
                 return
             name, op = small.target.value, _code(small.operator).strip()
             raise Unsupported(f"`{name} {op}` changes the per-example array `{name}` in "
