@@ -290,3 +290,25 @@ def test_an_in_place_update_of_a_bool_array_by_ints_is_no_new_array():
     got, err = outcome(lambda: vectorize(_bool_array_minus_ints, signature="(n),(n)->(n)",
                                          fallback="error")(v, w))
     assert isinstance(err, (TypeError, VectorizeError)), got
+
+
+def _mask_edited(v, w, x):
+    y = v > x                   # a new bool array per example, written into below
+    for i in range(len(w)):
+        if w[i] > 1.0:
+            y[i] = False
+    return y
+
+
+def test_a_comparison_s_array_is_the_function_s_own_to_write_into():
+    v = np.array([[1.0, 5.0, 3.0], [9.0, 2.0, -1.0], [0.0, np.nan, 4.0]])
+    w = np.array([[0.0, 2.0, 3.0], [1.0, 1.5, 0.0], [5.0, 0.0, 0.0]])
+    x = np.array([0.5, 1.0, -1.0])
+    sig = "(n),(n),()->(n)"
+    got = vectorize(_mask_edited, signature=sig, fallback="error")(v, w, x)
+    want = _reference(_mask_edited, sig, v, w, x)
+    assert got.dtype == want.dtype
+    np.testing.assert_array_equal(got, want)
+    rows = np.stack([_mask_edited(v[i], w[i], x[i]) for i in range(3)])
+    np.testing.assert_array_equal(vmap(_mask_edited)(v, w, x), rows)
+    np.testing.assert_array_equal(v[2, 0], 0.0)

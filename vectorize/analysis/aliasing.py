@@ -626,7 +626,8 @@ class Aliasing:
 
     def _fresh_array(self, node, value) -> bool:
         """Whether ``node`` makes a new array per example, which no other name holds:
-        arithmetic whose per-example result is an array (``w * 2``, ``-v``, ``a @ b``), or a
+        arithmetic or a comparison whose per-example result is an array (``w * 2``, ``-v``,
+        ``a @ b``, ``v > 0``), or a
         NumPy function that always returns a new array (`_FRESH_FUNCTIONS`, ufuncs)."""
         if not (isinstance(value, Value) and isinstance(value.example, np.ndarray)
                 and value.example.ndim > 0):
@@ -635,6 +636,8 @@ class Aliasing:
         if t is cst.BinaryOperation or (t is cst.UnaryOperation
                                         and type(node.operator) is not cst.Not):
             return True
+        if t is cst.Comparison and len(node.comparisons) == 1:
+            return True         # `v > 0`: a new bool array
         if t is cst.Call:
             if _astype_copy(node):
                 return True     # `w.astype(np.float64)`: a new array unless copy=False
