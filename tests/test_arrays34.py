@@ -312,3 +312,53 @@ def test_a_comparison_s_array_is_the_function_s_own_to_write_into():
     rows = np.stack([_mask_edited(v[i], w[i], x[i]) for i in range(3)])
     np.testing.assert_array_equal(vmap(_mask_edited)(v, w, x), rows)
     np.testing.assert_array_equal(v[2, 0], 0.0)
+
+
+def _head_copied(v, w, x):
+    y = np.zeros_like(v)
+    j = int(np.argmax(v))
+    y[:j] = w[:j]
+    return y
+
+
+def _tail_copied_from_end(v, w, x):
+    y = np.full(len(v), x)
+    j = int(np.argmin(w)) - 1          # -1 where w's minimum is first: the last item only
+    y[j:] = v[j:]
+    return y
+
+
+def _head_copied_into_ints(v, w, x):
+    y = np.zeros(len(v), dtype=np.int64)
+    j = int(np.argmax(v))
+    y[:j] = w[:j]
+    return y
+
+
+def _head_copied_shifted(v, w, x):
+    y = np.zeros_like(v)
+    j = int(np.argmax(v))
+    y[:j] = w[1:j + 1]                 # other bounds: the items move, refused
+    return y
+
+
+@pytest.mark.parametrize("f", [_head_copied, _tail_copied_from_end, _head_copied_into_ints])
+def test_a_slice_with_a_per_example_bound_written_with_the_same_slice_of_a_vector(f):
+    # (fuzz_arrays34: `y1[:j] = v[:j]`, refused as a slice of different length per example)
+    v = np.array([[1.0, 5.0, 3.0, 0.0], [9.0, 2.0, -1.0, 4.0], [0.0, 0.0, 0.0, 7.0]])
+    w = np.array([[1.5, np.nan, 3.0, 2.0], [0.5, 2.5, -1.0, 4.0], [0.25, 0.0, 8.0, 7.0]])
+    x = np.array([0.5, -2.0, 7.25])
+    sig = "(n),(n),()->(n)"
+    got = vectorize(f, signature=sig, fallback="error")(v, w, x)
+    want = _reference(f, sig, v, w, x)
+    assert got.dtype == want.dtype
+    np.testing.assert_array_equal(got, want)
+    rows = np.stack([f(v[i], w[i], x[i]) for i in range(3)])
+    np.testing.assert_array_equal(vmap(f)(v, w, x), rows)
+
+
+def test_a_slice_written_with_a_slice_of_other_bounds_is_refused():
+    v = np.zeros((2, 3))
+    with pytest.raises(VectorizeError, match="different length per example"):
+        vectorize(_head_copied_shifted, signature="(n),(n),()->(n)", fallback="error")(
+            v, v, np.zeros(2))
