@@ -490,8 +490,12 @@ def check(text: str, seed: int, directory: Path, api: str, backend: str, stem: s
     return ("ok" if compared else "vacuous"), ""
 
 
-def minimize(text: str, seed: int, directory: Path, api: str, backend: str, status: str) -> str:
-    """Delete lines (a compound statement with its body) while the failure class stays."""
+def minimize(
+    text: str, seed: int, directory: Path, api: str, backend: str, status: str, checker=None
+) -> str:
+    """Delete lines (a compound statement with its body) while the failure class stays;
+    ``checker`` (default `check`, the same parameters) decides the class of a candidate."""
+    checker = checker or check
     lines = text.splitlines()
     count = 0
 
@@ -505,7 +509,7 @@ def minimize(text: str, seed: int, directory: Path, api: str, backend: str, stat
             return False
         signal.alarm(20)
         try:
-            got, _ = check(src, seed, directory, api, backend, f"gen33_min_{seed}_{count}")
+            got, _ = checker(src, seed, directory, api, backend, f"gen33_min_{seed}_{count}")
         except Exception:  # noqa: BLE001 -- TimeoutError included
             return False
         finally:

@@ -716,10 +716,22 @@ def _bound_names(func: cst.FunctionDef) -> dict:
         else:
             continue
         for target in targets:
-            for n in walk(target):
-                if type(n) is cst.Name:
-                    bound.setdefault(n.value, n)
+            for n in _target_names(target):
+                bound.setdefault(n.value, n)
     return bound
+
+
+def _target_names(target) -> list:
+    """The names an assignment target binds: a name, the items of a tuple or list (starred
+    too); an item or attribute (``y[np.argmax(v)] = 0.0``, ``o.a = 1``) binds none (the
+    names in it are read)."""
+    if type(target) is cst.Name:
+        return [target]
+    if type(target) in (cst.Tuple, cst.List):
+        return [n for e in target.elements for n in _target_names(e.value)]
+    if type(target) is cst.StarredElement:
+        return _target_names(target.value)
+    return []
 
 
 def _star_parameter(fn, param, bound, node):

@@ -239,8 +239,10 @@ class Aliasing:
                     small.target.value, small)):
                 return
             own, promoted = before.example.dtype, getattr(after.example, "dtype", None)
-            if promoted is None or own.kind not in "biu" or promoted.kind not in "fc" or \
-                    np.can_cast(promoted, own, "same_kind"):
+            # (also an int result into a bool array: `y -= w` of a bool `y`, int `w`)
+            if promoted is None or own.kind not in "biu" or promoted.kind not in (
+                    "fc" if own.kind in "iu" else "iufc") or np.can_cast(promoted, own,
+                                                                       "same_kind"):
                 return
             name, op = small.target.value, _code(small.operator).strip()
             raise Unsupported(f"`{name} {op}` changes the per-example array `{name}` in "
@@ -659,7 +661,8 @@ class Aliasing:
 
     def _fresh_array(self, node, value) -> bool:
         """Whether ``node`` makes a new array per example, which no other name holds:
-        arithmetic whose per-example result is an array (``w * 2``, ``-v``, ``a @ b``), or a
+        arithmetic or a comparison whose per-example result is an array (``w * 2``, ``-v``,
+        ``a @ b``, ``v > 0``), or a
         NumPy function that always returns a new array (`_FRESH_FUNCTIONS`, ufuncs)."""
         if not (isinstance(value, Value) and isinstance(value.example, np.ndarray)
                 and value.example.ndim > 0):
@@ -668,6 +671,8 @@ class Aliasing:
         if t is cst.BinaryOperation or (t is cst.UnaryOperation
                                         and type(node.operator) is not cst.Not):
             return True
+        if t is cst.Comparison and len(node.comparisons) == 1:
+            return True         # `v > 0`: a new bool array
         if t is cst.Call:
             if _astype_copy(node):
                 return True     # `w.astype(np.float64)`: a new array unless copy=False
@@ -690,7 +695,8 @@ class Aliasing:
         if ufunc is not None:
             _out_cast_refused(target, ufunc, value, current)
 
-    def _mask_write(self, target: cst.Subscript, value, env: Env, augmented: bool):
+    def _mask_write(self, target: cst.Subscript, value, env: Env, augmented: bool,
+                    written=None):
         """``y[mask] = v`` with a per-example boolean ``mask`` of ``y``'s per-example shape
         (or a per-example boolean, which selects all of ``y`` or nothing) and a number ``v``
         per example (``fcd[beta < 0.3] = 1``): ``v`` written into the elements the mask
@@ -699,6 +705,8 @@ class Aliasing:
         examples' elements; anything else is ``np.copyto(y, v, where=mask)`` with ``v`` and
         the mask given ``y``'s per-example axes (`batch_rules`). The value the subscript has
         there (its elements), or None where this is not such a write."""
+        if len(target.slice) == 1 and isinstance(target.slice[0].slice, cst.Slice):
+            return self._slice_write(target, value, env, augmented, written)
         if len(target.slice) != 1 or not isinstance(target.slice[0].slice, cst.Index) or \
                 augmented or not self.registry.primitives.masked_writes:
             return None
@@ -717,6 +725,50 @@ class Aliasing:
                 and np.shape(mask.example) in (np.shape(base.example), ())):
             return None
         self.mask_writes[target] = (base.example.ndim, mask.rank)
+        return batched_like(base.example.reshape(-1)[:1])
+
+    def _slice_write(self, target: cst.Subscript, value, env: Env, augmented: bool,
+                     written=None):
+        """``y[lo:hi] = v`` of a per-example vector ``y`` with an integer bound that differs
+        per example (``y[j:] = x``, ``y[:k] = 0.0``), no step, and a number ``v`` per
+        example: ``v`` written into the positions the slice keeps, every example its own
+        (Python's bounds: negative ones count from the end, both clamp to the vector). On
+        the batch ``np.copyto(y, v, where=<the slice's mask>)`` (`batch_rules`, the mask of
+        `Backend.slice_mask`, as for a reduction of such a slice). Not under a per-example
+        condition (the merge would read the slice back) nor augmented; None for anything
+        else (the read of the slice refuses it). The value may also be the same slice of
+        another vector of ``y``'s length (``y[:j] = v[:j]``): its items land at their own
+        positions, ``np.copyto(y, v, where=<the mask>)``."""
+        sl = target.slice[0].slice
+        if augmented or self._batched_depth or not self.registry.primitives.masked_writes \
+                or sl.step is not None or "slice_selection" not in self.registry.operators:
+            return None
+        base = env.values.get(target.value.value)
+        if not (isinstance(base, Value) and base.known and isinstance(base.example, np.ndarray)
+                and base.example.ndim == 1 and isinstance(value, Value) and value.known
+                and value.kind in "biuf"):
+            return None
+        aligned = None
+        if value.rank != 0:
+            # `y[:j] = v[:j]`: the same bounds, written as they are, of a vector as long
+            source = self.values.get(getattr(written, "value", None))
+            if not (type(written) is cst.Subscript and written in self.slice_selections
+                    and written not in self.sequence_slices
+                    and len(written.slice) == 1
+                    and _code(written.slice[0].slice) == _code(target.slice[0].slice)
+                    and isinstance(source, Value) and source.known
+                    and isinstance(source.example, np.ndarray)
+                    and source.example.shape == base.example.shape):
+                return None
+            aligned = written
+        bounds = [self.expr(b, env) for b in (sl.lower, sl.upper) if b is not None]
+        if not any(isinstance(b, Value) and b.batched for b in bounds) or not all(
+                isinstance(b, Value) and b.rank == 0 and b.kind in "iu" for b in bounds):
+            return None
+        self.slice_writes.add(target)
+        if aligned is not None:
+            self.masked_reductions[target] = [aligned]      # (consumed here, by the mask)
+        self.values[target.value] = base        # (the array: `python_raises` casts into it)
         return batched_like(base.example.reshape(-1)[:1])
 
     def item_write(self, target: cst.Subscript, value, env: Env,
@@ -743,7 +795,7 @@ class Aliasing:
         self._no_failing_out_cast(target, written, value, env.values[name])
         # (a list's item at a bool is its item 0 or 1, never a mask: `check_write` decides)
         slot = None if name in self.list_arrays else \
-            self._mask_write(target, value, env, augmented)
+            self._mask_write(target, value, env, augmented, written)
         if slot is None:
             slot = self.subscript(target, env)
         self.values[target] = slot

@@ -147,6 +147,9 @@ class Analysis(Expressions, Calls, Aliasing):
         # `y[mask] = v` with a per-example boolean mask of `y`'s per-example shape
         # (-> the array's and the mask's per-example ranks)
         self.mask_writes: dict[cst.Subscript, tuple[int, int]] = {}
+        # `y[lo:hi] = v` of a per-example vector with a per-example bound and a number per
+        # example: a masked write by the slice's mask (`aliasing._slice_write`)
+        self.slice_writes: set[cst.Subscript] = set()
         self.ragged_names: dict[str, list] = {}
         self.ragged_name_reads: set[cst.Name] = set()
         self.ragged_consumed_reads: set[cst.Name] = set()

@@ -96,6 +96,9 @@ class Backend:
     sequence_operands = False  # its `where` takes a tuple or list of numbers as an array
     masked_writes = False    # `y[mask] = v` with a per-example mask may be written
     #                          (`masked_write`; `analysis.aliasing`)
+    analysed_scalars = False  # its `scalar(x, dtype)` may be written into the scalar code
+    #                          before the analysis, which reads it (`python_raises`: a
+    #                          Python number meeting a float32 made a float32 there)
     weak_python_numbers = False  # per example a Python number meeting a narrow float keeps
     #                          the narrow type (NEP 50), which `vmap` must reproduce where its
     #                          batch holds the numbers as float64 (`rules.operators`)

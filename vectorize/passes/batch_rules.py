@@ -267,8 +267,10 @@ class _ApplyRules(Promotions, cst.CSTTransformer):
             return updated_node
         if original_node in self.analysis.fallback_calls:
             return self._fallback(original_node, updated_node)
-        if original_node in self.analysis.mask_writes:
-            # `y[mask] = v`: `y` and `mask` of one shape on the batch too (`leave_Assign`)
+        if original_node in self.analysis.mask_writes or \
+                original_node in self.analysis.slice_writes:
+            # `y[mask] = v`: `y` and `mask` of one shape on the batch too; `y[lo:hi] = v`
+            # the same with the slice's mask (`leave_Assign`)
             return updated_node
         if original_node in self.analysis.slice_selections:
             # `v[lo:hi]` with a per-example bound: `v`, the reductions of it under the mask
@@ -342,6 +344,65 @@ class _ApplyRules(Promotions, cst.CSTTransformer):
             self.size_name = (self.ctx.namer.fresh("batch_size"), batched[0])
         return cst.Name(self.size_name[0])
 
+    def _slice_write(self, original_node, updated_node):
+        """``y[lo:hi] = v`` with a per-example bound (`aliasing._slice_write`): ``v`` written
+        where the slice's mask holds, ``np.copyto(y, v[:, None], where=mask)``."""
+        original = original_node.targets[0].target
+        target = updated_node.targets[0].target
+        sl, new = original.slice[0].slice, target.slice[0].slice
+        nodes, batched = {"v": target.value}, []
+        for key, o, n in (("lo", sl.lower, new.lower), ("hi", sl.upper, new.upper)):
+            if o is not None:
+                nodes[key] = n
+            value = self.value(o) if o is not None else None
+            batched.append(None if o is None else _is_batched(value) or (
+                "nonnegative" if value.exact and isinstance(value.example, (
+                    int, np.integer)) and value.example >= 0 else False))
+        mask = expr(self.prims.slice_mask(*batched), **nodes)
+        value = self.value(original_node.value)
+        written = pad(updated_node.value, value, 1) if _is_batched(value) else \
+            updated_node.value
+        return cst.Expr(expr(self.prims.masked_write("{y}", "{v}", "{m}"), y=target.value,
+                             v=written, m=mask))
+
+    def _masked_write_in_dtype(self, original_node, updated_node, slot):
+        """``y[i] = v if c else y[i]`` (a write under a per-example condition, from
+        `if_to_where`) into an int64 or uint64 array of a value of another dtype: the choice
+        ``where(c, v, y[i])`` has their common dtype, float64, which does not hold every
+        item of ``y``, so the items kept came back rounded (2**62 + 1 as 2**62, 2**63 - 7 as
+        -2**63). The written value is cast to ``y``'s dtype before the choice, as Python's
+        item assignment casts it (0 on the lanes not written: a NaN there does not warn;
+        `python_raises` checked the lanes written fit). Anything else: as it is."""
+        def bare(node):
+            return node.with_changes(lpar=[], rpar=[]) if getattr(node, "lpar", None) else node
+        original, new = bare(original_node.value), bare(updated_node.value)
+        dtype = getattr(slot, "dtype", None)
+        if type(original) is not cst.IfExp or not isinstance(slot, Value) or dtype is None \
+                or dtype.kind not in "iu" or dtype.itemsize != 8 \
+                or type(new) is not cst.Call or len(new.args) != 3 \
+                or any(a.keyword is not None or a.star for a in new.args):
+            return updated_node
+        from ..syntax.templates import render
+        target = render(original_node.targets[0].target)
+        if render(bare(original.orelse)) == target:
+            arm, written = 1, original.body
+        elif render(bare(original.body)) == target:
+            arm, written = 2, original.orelse
+        else:
+            return updated_node
+        value = self.value(written)
+        if not isinstance(value, Value) or np.result_type(value.dtype, dtype) == dtype:
+            return updated_node
+        # (the value on the lanes that write it: where the test holds for `body`, where it
+        # does not for `orelse`)
+        lanes = ("{c}", "{v}", "0") if arm == 1 else ("{c}", "0", "{v}")
+        cast = expr(self.prims.astype(self.prims.where(*lanes),
+                                      self.prims.dtype_named(dtype)),
+                    c=new.args[0].value.deep_clone(), v=new.args[arm].value)
+        args = list(new.args)
+        args[arm] = args[arm].with_changes(value=cast)
+        return updated_node.with_changes(value=updated_node.value.with_changes(args=args))
+
     def leave_Assign(self, original_node, updated_node):
         """``y[i] = v`` into a batched array: ``v`` gets the per-example axes it broadcasts
         over (the target itself got its ``:`` from the subscript rule). ``y = w * 2`` the
@@ -351,6 +412,9 @@ class _ApplyRules(Promotions, cst.CSTTransformer):
             return updated_node.with_changes(value=expr(
                 self.prims.repeat("{a}", "{n}"), a=updated_node.value,
                 n=self._batch_size()))
+        if len(original_node.targets) == 1 and original_node.targets[0].target in \
+                self.analysis.slice_writes:
+            return self._slice_write(original_node, updated_node)
         if len(original_node.targets) == 1 and original_node.targets[0].target in \
                 self.analysis.mask_writes:
             value = self.value(original_node.value)
@@ -367,6 +431,7 @@ class _ApplyRules(Promotions, cst.CSTTransformer):
         if len(original_node.targets) == 1 and type(original_node.targets[0].target) is \
                 cst.Subscript:
             slot = self.value(original_node.targets[0].target)
+            updated_node = self._masked_write_in_dtype(original_node, updated_node, slot)
             value = self.value(original_node.value)
             if _is_batched(slot) and isinstance(value, Value) and isinstance(slot, Value):
                 return updated_node.with_changes(value=pad(updated_node.value, value,

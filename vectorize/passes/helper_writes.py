@@ -3,12 +3,14 @@
 Assumes: scalar-style code, not yet analysed; the helpers are the user's Python functions.
 Reads and writes no record (`records`): the copies are the names bound to
 ``__lanes_copy__(...)`` (`rules.lane_copies.copies`).
-Guarantees: a call statement ``h(a, x)`` that may run for some examples only (inside an
-``if``, a ``while``, a ``for`` with a ``break``/``continue``/``return``, or after an ``if``
-that returns, breaks or continues: the test may differ per example; where it does not, the
-copy is merely one more) -- and in a function that has such code, every such call, as the
-analysis after `if_to_where` cannot tell them apart -- where ``h`` writes into the items of
-the parameter that the name ``a`` is passed as (``w[i] += v``) and
+Guarantees: a call statement ``h(a, x)`` (or assignment ``t = h(a, x)``, ``t`` not ``a``,
+at the function's top level, where every example runs it) that may run for some examples
+only (inside an ``if``, a ``while``, a ``for`` with a ``break``/``continue``/``return``, or
+after an ``if`` that returns, breaks or continues: the test may differ per example; where it
+does not, the copy is merely one more) -- and in a function that has such code or any
+``if`` or ``while``, every such call, as the analysis after `if_to_where` cannot tell them
+apart -- where ``h`` writes into the items of the parameter that the name ``a`` is passed
+as (``w[i] += v``) and
 ``a`` is the function's own (not a parameter) and passed once, becomes
 
     if x > 0:                           if x > 0:
@@ -106,18 +108,22 @@ def _blocks(stmt) -> list:
 
 
 class _Copies(cst.CSTTransformer):
-    def __init__(self, pyfunc, own: set[str], namer, targets: set[int]):
+    def __init__(self, pyfunc, own: set[str], namer, targets: set[int], assigned: set[int]):
         self.pyfunc = pyfunc
         self.own = own
         self.namer = namer
         self.targets = targets
+        self.assigned = assigned    # the statements `t = h(a, x)` may be
 
     def _helper(self, stmt):
         if type(stmt) is not cst.SimpleStatementLine or len(stmt.body) != 1 or type(
-                stmt.body[0]) is not cst.Expr or type(stmt.body[0].value) is not cst.Call:
+                stmt.body[0]) not in (cst.Expr, cst.Assign) or type(
+                stmt.body[0].value) is not cst.Call:
             return None
         call = stmt.body[0].value
         if type(call.func) is not cst.Name:
+            return None
+        if type(stmt.body[0]) is cst.Assign and len(stmt.body[0].targets) != 1:
             return None
         found, fn, _ = lookup(self.pyfunc, call.func.value)
         if not found or not isinstance(fn, types.FunctionType):
@@ -129,6 +135,11 @@ class _Copies(cst.CSTTransformer):
         for original, stmt in zip(original_node.body, updated_node.body):
             found = self._helper(stmt) if id(original) in self.targets else None
             names = _written_names(*found, self.own) if found is not None else []
+            if names and type(stmt.body[0]) is cst.Assign and (
+                    id(original) not in self.assigned or any(
+                        type(n) is cst.Name and n.value in names
+                        for n in walk(stmt.body[0].targets[0].target))):
+                names = []      # (`a = h(a, x)`: the write back would name another array)
             if not names:
                 body.append(stmt)
                 continue
@@ -169,7 +180,8 @@ def _exits(loop: cst.For) -> int:
 
 def transform(func: cst.FunctionDef, ctx) -> cst.FunctionDef:
     kinds = by_type(func.body)
-    if cst.Expr not in kinds or not (cst.If in kinds or cst.While in kinds or cst.For in kinds):
+    if (cst.Expr not in kinds and cst.Assign not in kinds) or not (
+            cst.If in kinds or cst.While in kinds or cst.For in kinds):
         return func
     params = {p.name.value for p in (*func.params.params, *func.params.kwonly_params,
                                      *func.params.posonly_params)}
@@ -179,9 +191,14 @@ def transform(func: cst.FunctionDef, ctx) -> cst.FunctionDef:
         return func
     targets: set[int] = set()
     _on_some_lanes(func.body, False, targets)
-    if not targets:
+    if not targets and cst.If not in kinds and cst.While not in kinds:
+        # (an `if` or `while` anywhere may differ per example: then every call is one, below)
         return func
     # once the `if`s are merges, the analysis counts all code as running on some lanes
     # (`transform.branches_per_example`): the calls every lane makes write into copies too
+    # `t = h(a, x)` only where every lane runs it (a statement of the function's body
+    # before any exit): under a condition the call would become part of a merge of `t`,
+    # evaluated after the write back
+    assigned = {id(stmt) for stmt in func.body.body} - targets
     _on_some_lanes(func.body, True, targets)
-    return rewrite(func, _Copies(ctx.source.func, own, ctx.namer, targets))
+    return rewrite(func, _Copies(ctx.source.func, own, ctx.namer, targets, assigned))

@@ -773,9 +773,27 @@ class _Checks:
             return
         if not (comparison and self.unsigned_comparisons):
             self.unsigned_meeting(node, operands)
+        for other, dtype, weak in self.weak_operands(operands)[:1]:
+            value = self.value(other)
+            raise Unsupported(
+                f"a NumPy {dtype} scalar meets a per-example Python number here: "
+                f"NumPy makes the Python number {weak} (NEP 50), which the batch's "
+                f"{value.dtype} array would not be", node,
+                f"convert one side explicitly: NumPy's {dtype}(...) of the Python "
+                f"number to compute in {dtype}, or float(...) of the NumPy value to "
+                "compute in float64")
+
+    def weak_operands(self, operands) -> list:
+        """`vectorize`: ``(node, dtype, weak)`` for each per-example Python number among
+        ``operands`` that meets a NumPy float16, float32 or complex64 value of ``dtype``
+        and that NEP 50 makes a ``weak`` (the narrow type, or its complex) where the batch's
+        array would give another type (see `weak_meeting`)."""
+        if self.python is not None or self.types_only:
+            return []
         narrow = [(n, d) for n in operands if (d := self.narrow_numpy(n)) is not None]
         if not narrow:
-            return
+            return []
+        out = []
         for other in operands:
             value = self.value(other)
             # (a Python-number argument the same for every example is a NumPy scalar in the
@@ -786,13 +804,8 @@ class _Checks:
             for _, dtype in narrow:
                 weak = np.result_type(dtype, _PYTHON_OF_KIND[value.kind])
                 if weak != np.result_type(dtype, value.dtype):
-                    raise Unsupported(
-                        f"a NumPy {dtype} scalar meets a per-example Python number here: "
-                        f"NumPy makes the Python number {weak} (NEP 50), which the batch's "
-                        f"{value.dtype} array would not be", node,
-                        f"convert one side explicitly: NumPy's {dtype}(...) of the Python "
-                        f"number to compute in {dtype}, or float(...) of the NumPy value to "
-                        "compute in float64")
+                    out.append((other, dtype, weak))
+        return out
 
     def inexact_comparison(self, operands, guards, out) -> None:
         """`vectorize`: a per-example Python int compared with a per-example Python float
@@ -2155,6 +2168,35 @@ _BOOL_TO_INT_OPERATORS = (cst.Add, cst.Subtract, cst.Multiply, cst.FloorDivide, 
 _INT8_OPERATORS = (cst.FloorDivide, cst.Modulo, cst.Power, cst.LeftShift, cst.RightShift)
 
 
+class _WeakOperands(cst.CSTTransformer):
+    """`vectorize`: ``a * t`` (an arithmetic operator) where ``a`` is per example a NumPy
+    float16, float32 or complex64 and ``t`` a per-example Python number becomes
+    ``a * np.float32(t)`` (the backend's scalar of the type NEP 50 gives ``t``): per example
+    the same number (NumPy converts the Python number to ``a``'s type, with the same
+    overflow to inf), on the batch a float32 array where ``t``'s array is float64 or int64
+    (the product would be float64). Comparisons are refused (`weak_meeting`)."""
+
+    OPERATORS = (cst.Add, cst.Subtract, cst.Multiply, cst.Divide, cst.FloorDivide, cst.Modulo,
+                 cst.Power)
+
+    def __init__(self, checks: _Checks, prims):
+        self.checks, self.prims = checks, prims
+        self.cast = False
+
+    def leave_BinaryOperation(self, original_node, updated_node):
+        if type(original_node.operator) not in self.OPERATORS:
+            return updated_node
+        found = self.checks.weak_operands([original_node.left, original_node.right])
+        changes = {}
+        for other, _, weak in found:
+            side = "left" if other is original_node.left else "right"
+            changes[side] = expr(self.prims.scalar("{x}", weak), x=getattr(updated_node, side))
+        if not changes:
+            return updated_node
+        self.cast = True
+        return updated_node.with_changes(**changes)
+
+
 class _PythonBoolArithmetic(cst.CSTTransformer):
     """`vectorize`: ``a + b`` where both are per example Python bools (comparisons of the
     Python numbers numpy.vectorize hands the function, `not`, its bool arguments) and one is
@@ -2514,6 +2556,14 @@ def transform(func: cst.FunctionDef, ctx) -> cst.FunctionDef:
             func = counted
             if not numpy_scalars:
                 ctx.module.python_bools = True
+            analysis = ctx.analyze(func)
+            checks = _Checks(analysis, func, numpy_scalars,
+                             getattr(ctx, "python_params", frozenset()))
+        checks.python_arguments = frozenset(map(id, getattr(semantics, "numbers", ())))
+        weak = _WeakOperands(checks, ctx.registry.primitives)
+        cast = func.visit(weak) if ctx.registry.backend.analysed_scalars else func
+        if weak.cast:               # (analysed again: the operands are NumPy scalars now)
+            func = cast
             analysis = ctx.analyze(func)
             checks = _Checks(analysis, func, numpy_scalars,
                              getattr(ctx, "python_params", frozenset()))

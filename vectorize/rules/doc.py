@@ -47,7 +47,11 @@ _ENGINE_RULES = [   # (name, family, explanation): the rules of the engine's pas
      "that take it only: `y[:, i] = np.where(cond, v, y[:, i])`. A per-example index is kept "
      "in bounds on the other lanes (`k_safe = np.where(cond, k, 0)`), so only a lane that "
      "writes raises IndexError for an index out of range, as its example does. A loop that "
-     "writes into an array keeps the select form."),
+     "writes into an array keeps the select form. Into an int64/uint64 array the value is cast "
+     "to the array's dtype before the choice (their common dtype, float64, would round the "
+     "items kept). A slice with a per-example bound written with a number (`y[j:] = x`, "
+     "`y[:k] = 0`) or with the same slice of a vector as long (`y[:j] = v[:j]`) writes the "
+     "positions the slice keeps: `np.copyto(y, x[:, None], where=<the slice's mask>)`."),
     ("call.per_example_fallback", "calls",
      "With `fallback='warn'`/`'loop'`, a call without a rule runs per example in a visible list "
      "comprehension (and warns once with 'warn')."),

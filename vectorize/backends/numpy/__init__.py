@@ -23,6 +23,7 @@ class NumpyBackend(Backend):
     string_arrays = True
     sequence_operands = True
     masked_writes = True
+    analysed_scalars = True
     weak_python_numbers = True
     scalar_tail = True
     # (NumPy 2 compares int64 with uint64 exactly; NumPy 1.26 in float64)
