@@ -17,6 +17,7 @@ from .. import backends
 from ..abstract import (
     MIXED_PARTS,
     UNKNOWN,
+    UNPACKED_AT_ONCE,
     TupleValue,
     Value,
     all_exact,
@@ -25,6 +26,7 @@ from ..abstract import (
     note_mixed_types,
     unbatched,
 )
+from ..body_constructs import generators
 from ..body_constructs.classes import WHY_NOT, fields_function, is_record, record_of
 from ..errors import Unsupported
 from ..introspect import python_function_of
@@ -327,6 +329,8 @@ class Calls:
         if isinstance(fn, types.FunctionType) and self.helpers is not None \
                 and not in_package(fn, "numpy", "math") \
                 and not backends.owns_function(fn):       # a library's code is not the user's
+            if generators.is_generator(fn):
+                fn = self._generator_items(fn, node, args)
             self._no_update_of_an_argument(fn, node, env)
             self._no_write_into_an_argument_on_some_lanes(fn, node, args, kwargs)
             args, kwargs = self._arguments_written_by(fn, node, args, kwargs)
@@ -362,6 +366,29 @@ class Calls:
                           "use a NumPy equivalent, register a rule with "
                           "vectorize.register_rule, or pass fallback='warn' to run this call "
                           "per example")
+
+    def _generator_items(self, fn, node: cst.Call, args):
+        """The function returning the items of the generator function ``fn`` as a tuple
+        (`body_constructs.generators`), where the call is unpacked at once into as many
+        names as it yields; else refused."""
+        name = _code(node.func)
+        made = generators.items_function(fn, generators.star_items(fn, len(args)))
+        if type(made) is str:
+            raise Unsupported(f"`{name}` is a generator function the engine cannot read as "
+                              f"a tuple of its items: {made}", node,
+                              "return the values as a tuple")
+        at_once = UNPACKED_AT_ONCE.get()
+        if at_once is None or at_once[0] is not node:
+            raise Unsupported(f"the generator `{name}(...)` on per-example values is used "
+                              "otherwise than unpacked at once (`a, b = g(x)`): a batch has "
+                              "no array of generators", node,
+                              "unpack its items into names, or return them as a tuple")
+        if at_once[1] != made.__vectorize_yields__:
+            raise Unsupported(f"the generator `{name}(...)` yields "
+                              f"{made.__vectorize_yields__} items here and is unpacked into "
+                              f"{at_once[1]} names: Python stops pulling items at the first "
+                              "that does not fit", node, "unpack as many names as it yields")
+        return made
 
     def _constant_receiver(self, node: cst.Call, fn):
         """The value of ``obj`` in ``obj.method(...)``, where it is the same for every example
