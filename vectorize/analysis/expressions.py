@@ -229,7 +229,11 @@ class Expressions:
                                   node, "write the computation out")
             return unbatched(UNKNOWN)
         kind = type(node).__name__
-        hints = {"Yield": "return the values as a tuple (generators cannot be vectorized)",
+        hints = {"Yield": "return the values as a tuple (a generator function's call is an "
+                          "object that runs its body when iterated: numpy.vectorize returns "
+                          "an array of them, one per example, which no batch can be; a "
+                          "helper generator is vectorized where its caller unpacks its "
+                          "items at once, `a, b = g(x)`)",
                  "Await": "await outside the per-example function"}
         raise Unsupported(f"`{_SYNTAX.get(kind, kind)}` expressions are not supported", node,
                           hints.get(kind, "rewrite it with plain expressions"))

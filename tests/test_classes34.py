@@ -1,0 +1,157 @@
+"""Generator functions of the user's called on per-example values (pygeodesy's ``sincos2_``:
+``s1, c1, s2, c2 = sincos2_(a, b)``): where the caller unpacks every item at once, the
+generator is read as a function returning its items as a tuple
+(`vectorize.body_constructs.generators`); any other use is refused, located.
+``vectorize`` is checked against ``numpy.vectorize`` itself (Python numbers per example:
+equal values and dtype, or the same exception type, at N = 0, 1, 5 and on special values),
+``vmap`` against the per-example loop over NumPy scalars."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+from differential import assert_values_equal, outcome
+from vmap_reference import assert_same_tree, loop_vmap
+
+from vectorize import VectorizeError, vectorize, vmap
+
+SPECIAL = np.array([0.0, -0.0, 1.5, -2.25, np.nan, np.inf, -np.inf, 7.0])
+PLAIN = np.array([0.5, 1.25, -2.0, 3.0, 0.75, -0.5, 4.0, 2.5])
+
+
+def check(func, *args):
+    """``vectorize(func)`` against ``numpy.vectorize(func)`` on ``args`` and their first 0,
+    1 and 5 items; ``vmap(func)`` against the loop where the loop returns."""
+    ours = vectorize(func, fallback="error")
+    for n in (None, 0, 1, 5):
+        part = args if n is None else tuple(a[:n] for a in args)
+        want, error = outcome(lambda part=part: np.vectorize(func)(*part))
+        got, our_error = outcome(lambda part=part: ours(*part))
+        if isinstance(our_error, VectorizeError):
+            raise our_error
+        if n == 0:      # (numpy.vectorize refuses an empty batch without otypes)
+            assert our_error is not None or got.shape == (0,), (our_error, got)
+            continue
+        if error is not None:
+            assert our_error is not None and type(our_error) is type(error), (
+                n, error, our_error, got)
+            continue
+        assert our_error is None, (n, our_error)
+        assert got.dtype == want.dtype, (n, got.dtype, want.dtype)
+        assert_values_equal(got, want)
+    for n in (None, 1, 5):
+        part = args if n is None else tuple(a[:n] for a in args)
+        want, error = outcome(lambda part=part: loop_vmap(func)(*part))
+        if error is not None:
+            continue        # (what vmap does where the loop raises is documented apart)
+        got, our_error = outcome(lambda part=part: vmap(func)(*part))
+        if isinstance(our_error, VectorizeError):
+            raise our_error
+        assert our_error is None, (n, our_error)
+        assert_same_tree(got, want)
+
+
+def refused(func, *args, match):
+    for mapped in (vectorize(func, fallback="error"), vmap(func)):
+        with pytest.raises(VectorizeError, match=match) as info:
+            mapped(*args)
+        assert "test_classes34.py:" in str(info.value)
+
+
+def sincos_(*rads):
+    """The sine and cosine of each angle, one after the other (pygeodesy's shape)."""
+    for r in rads:
+        s, c = math.sin(r), math.cos(r)
+        yield s
+        yield c
+
+
+def scaled_(k, *xs):
+    base = k * 2.0
+    for x in xs:
+        yield x / base          # raises ZeroDivisionError where k == 0
+    yield base
+
+
+def two(x):
+    yield x + 1.0
+    yield math.sqrt(x)          # raises ValueError where x < 0
+
+
+def uses_sincos(a, b):
+    s1, c1, s2, c2 = sincos_(a, b)
+    return s1 * c2 - c1 * s2
+
+
+def uses_scaled(k, x, y):
+    p, q, base = scaled_(k, x, y)
+    return p + q * base
+
+
+def uses_two(x):
+    [p, q] = two(x)
+    return p * q
+
+
+def uses_sincos_three(a, b, c):
+    s1, c1, s2, c2, s3, c3 = sincos_(a, b, c)
+    return s1 + c2 * s3 - c3 * c1 + s2
+
+
+@pytest.mark.parametrize("values", [PLAIN, SPECIAL], ids=["plain", "special"])
+def test_star_loop_unpacked(values):
+    check(uses_sincos, values, values[::-1].copy())
+    check(uses_sincos_three, values, values[::-1].copy(), values * 0.5)
+
+
+@pytest.mark.parametrize("values", [PLAIN, SPECIAL], ids=["plain", "special"])
+def test_items_raise_where_python_raises(values):
+    check(uses_scaled, values, values[::-1].copy(), values * 2.0)   # k == 0 lanes raise
+    check(uses_two, values)                                          # x < 0 lanes raise
+
+
+def test_no_zero_lane_raises_nothing():
+    k = np.array([1.0, 2.0, -3.0, 0.5, 4.0])
+    check(uses_scaled, k, k + 1.0, k * 3.0)
+    check(uses_two, np.abs(k))
+
+
+def returned(x):
+    return two(x)
+
+
+def kept(x):
+    g = two(x)
+    p, q = g
+    return p + q
+
+
+def too_few(a, b):
+    s1, c1 = sincos_(a, b)      # Python pulls 3 items, then raises ValueError
+    return s1 + c1
+
+
+def conditional(x):
+    if x > 0:
+        yield x
+    yield -x
+
+
+def uses_conditional(x):
+    p, q = conditional(x)
+    return p + q
+
+
+def test_other_uses_refused_located():
+    refused(returned, PLAIN, match="used otherwise than unpacked at once")
+    refused(kept, PLAIN, match="used otherwise than unpacked at once")
+    refused(too_few, PLAIN, PLAIN, match="yields 4 items here and is unpacked into 2")
+    refused(uses_conditional, PLAIN, match="cannot read as a tuple of its items")
+
+
+def test_generator_function_itself_refused_located():
+    # numpy.vectorize returns an array of generator objects, one per example
+    assert isinstance(np.vectorize(two)(PLAIN[:2])[0], type(two(1.0)))
+    refused(two, PLAIN, match="numpy.vectorize returns an array of them")
