@@ -155,3 +155,74 @@ def test_generator_function_itself_refused_located():
     # numpy.vectorize returns an array of generator objects, one per example
     assert isinstance(np.vectorize(two)(PLAIN[:2])[0], type(two(1.0)))
     refused(two, PLAIN, match="numpy.vectorize returns an array of them")
+
+
+# ------------------------------------------------ sorted of a per-example row or tuple
+
+
+def sorted_plain(row):
+    s = sorted(row)
+    return s[0], s[1], s[2]
+
+
+def sorted_backwards(row):
+    s = sorted(row, reverse=True)
+    return s[0], s[1], s[2]
+
+
+def sorted_by_size(row):
+    s = sorted(row, key=abs)
+    return s[0], s[1], s[2]
+
+
+def _sorted_tuple_item(k):
+    def item(a, b, c):
+        t = (a, b, c)
+        s = sorted(t, reverse=True)
+        return s[k] * 1.0
+    return item
+
+
+def median3(data):
+    """statistics.median's shape, of a row of three."""
+    data = sorted(data)
+    n = len(data)
+    if n % 2 == 1:
+        return data[n // 2]
+    i = n // 2
+    return (data[i - 1] + data[i]) / 2
+
+
+def check_rows(func, rows, sig):
+    ours = vectorize(func, signature=sig, fallback="error")
+    for n in (None, 1, 5):
+        part = rows if n is None else rows[:n]
+        want = np.vectorize(func, signature=sig)(part)
+        got = ours(part)
+        for g, w in zip(got, want) if isinstance(want, tuple) else [(got, want)]:
+            assert g.dtype == w.dtype
+            assert_values_equal(g, w)
+        assert_same_tree(vmap(func)(part), loop_vmap(func)(part))
+
+
+ROWS3 = np.array([[1.0, np.nan, 0.5], [np.nan, 2.0, -1.0], [3.0, 1.0, np.nan],
+                  [0.0, -0.0, 0.0], [-0.0, 0.0, -1.0], [2.0, 2.0, 1.0], [np.inf, -np.inf, 0.0],
+                  [5.0, 4.0, 3.0], [1.0, 2.0, 3.0], [np.nan, np.nan, 1.0]])
+
+
+@pytest.mark.parametrize("func", [sorted_plain, sorted_backwards, sorted_by_size])
+def test_sorted_row_items_where_cpython_puts_them(func):
+    # NaN makes `<` false both ways: each item lands where CPython's sort leaves it
+    # (np.sort would move every NaN to the end)
+    check_rows(func, ROWS3, "(3)->(),(),()")
+
+
+def test_sorted_median_of_a_row():
+    check_rows(median3, np.concatenate([ROWS3, np.random.default_rng(3).normal(size=(30, 3))]),
+               "(3)->()")
+
+
+def test_sorted_tuple_of_per_example_values():
+    cols = [ROWS3[:, j].copy() for j in range(3)]
+    for k in range(3):
+        check(_sorted_tuple_item(k), *cols)

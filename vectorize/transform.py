@@ -39,6 +39,7 @@ from .analysis.expressions import (
     MaybeUnbound,
     MayFallOff,
     PickedPerExample,
+    SortedItems,
     WrittenOutComprehension,
 )
 from .analysis.interpreter import RetypedCarry, UnrolledLoop
@@ -360,7 +361,7 @@ class ModuleContext:
 
 
 _REWRITTEN_WHEN_MET = (MaybeUnbound, MaybeNone, RetypedCarry, UnrolledLoop, MaskedScalarWrite,
-                       WrittenOutComprehension, PickedPerExample, MayFallOff)
+                       WrittenOutComprehension, PickedPerExample, MayFallOff, SortedItems)
 """What the analysis raises where the function's source can be rewritten so that it goes on
 (`ModuleContext.specialize` retries with the rewritten tree, once per construct)."""
 
@@ -394,6 +395,11 @@ def _source_rewrite(source: FunctionSource, problem):
         # `[e for t in seq]` of per-example items: written out
         return id(problem.node), lambda: body_sugar.comprehension_items(
             tree, problem.node, problem.length, source.origins)
+    if isinstance(problem, SortedItems):
+        # `sorted(seq)` of a per-example row or tuple: the comparisons CPython's sort makes
+        from .body_constructs.keyed import sorted_of_items
+        return id(problem.node), lambda: sorted_of_items(
+            tree, source.func, problem.node, problem.length)
     if isinstance(problem, PickedPerExample):
         # `seq[k]` of per-example items: an `if` per position
         return id(problem.node), lambda: body_sugar.pick_item(

@@ -250,6 +250,9 @@ class Calls:
         if not func.known:
             raise Unsupported(f"cannot tell what `{_code(node.func)}` is, so cannot vectorize "
                               "a call of it on per-example values", node.func)
+        if fn is sorted and node.args and type(node.args[0].value) is cst.Name and \
+                not node.args[0].star and node.args[0].keyword is None and args:
+            self._sorted_items(node, args[0])
         rule = self.registry.for_call(fn)
         if rule is not None and fn is ENGINE_NAMES.get("__lane_kinds__") and args:
             return args[0]      # (per example the value itself: `passes.lane_kinds`)
@@ -366,6 +369,23 @@ class Calls:
                           "use a NumPy equivalent, register a rule with "
                           "vectorize.register_rule, or pass fallback='warn' to run this call "
                           "per example")
+
+    def _sorted_items(self, node: cst.Call, seq) -> None:
+        """``sorted(seq)`` of a name bound to a per-example row or a tuple of per-example
+        values of a few items: `transform` retries with it written out (`SortedItems`)."""
+        from ..body_constructs.keyed import SORTED_ITEMS, SORTS
+        from .expressions import SortedItems
+        if isinstance(seq, TupleValue) and seq.keys is None and seq.kind in (
+                None, tuple, list):
+            length = len(seq.items)
+        elif isinstance(seq, Value) and seq.batched and isinstance(
+                seq.example, np.ndarray) and seq.example.ndim == 1:
+            length = seq.example.shape[0]
+        else:
+            return
+        if SORTS and 0 < length <= SORTED_ITEMS:
+            raise SortedItems(f"`sorted` of {length} per-example values", node,
+                              "sort a list display of the items", length=length)
 
     def _generator_items(self, fn, node: cst.Call, args):
         """The function returning the items of the generator function ``fn`` as a tuple
