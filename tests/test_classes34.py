@@ -226,3 +226,84 @@ def test_sorted_tuple_of_per_example_values():
     cols = [ROWS3[:, j].copy() for j in range(3)]
     for k in range(3):
         check(_sorted_tuple_item(k), *cols)
+
+
+# ------------------------------------- `in` / `not in` of constant numbers
+
+
+NAN = float("nan")
+CODES = (1, 2, 5, -7)
+SPECIAL_SET = frozenset({math.inf, NAN, -math.inf})
+MUTABLE_SET = {math.inf, -math.inf}
+
+
+def in_codes(k):
+    return k in CODES
+
+
+def not_special(x):
+    if x not in SPECIAL_SET:     # a NaN item is only itself: never a fresh example
+        return x * 2.0
+    return -1.0
+
+
+def in_display(x):
+    hit = x in (0.0, 1.5, -2.25, True, 1e300)
+    miss = x not in [7.0, -0.0]
+    return hit, miss
+
+
+def nan_object_maybe(x):
+    y = NAN if x > 0 else x
+    return y in (NAN, 1.0)      # True where y is NAN itself
+
+
+def max_in_pair(a, b):
+    m = max(a, b)
+    return m in (a, b)          # True on every example: m is a or b itself, NaN too
+
+
+def alias_in(x):
+    y = x
+    return y in (x, 2.0)        # True on every example, NaN too
+
+
+def params_in(a, b):
+    return a in (b, 2.0, NAN)   # parameters are new objects per example: == decides
+
+
+def ints_in(a, k, j):
+    d = a * 2.0
+    return (k in (j, 3)) + (d in (a, 1.0))     # `in` gives bools, which add as ints
+
+
+def in_mutable_set(x):
+    return x in MUTABLE_SET     # may change in place: not baked into the code
+
+
+def test_membership_of_constant_numbers():
+    check(in_codes, np.array([0, 1, 2, 3, 5, -5, -7, 2**40]))
+    check(in_codes, np.array([0.0, 1.0, 2.5, 5.0, -7.0, np.nan]))
+    check(not_special, SPECIAL)
+    check(not_special, PLAIN)
+    for part in (SPECIAL, SPECIAL[:0], SPECIAL[:1], SPECIAL[:5]):
+        want = np.vectorize(in_display)(part) if len(part) else None
+        got = vectorize(in_display, fallback="error")(part) if len(part) else None
+        for g, w in zip(got or (), want or ()):
+            assert g.dtype == w.dtype
+            assert_values_equal(g, w)
+    assert_same_tree(vmap(in_display)(SPECIAL), loop_vmap(in_display)(SPECIAL))
+
+
+def test_membership_of_per_example_values():
+    check(params_in, SPECIAL, SPECIAL[::-1].copy())
+    check(params_in, SPECIAL, SPECIAL.copy())
+    check(ints_in, SPECIAL, np.arange(8) % 4, np.arange(8)[::-1] % 3)
+
+
+def test_membership_refused_where_identity_or_change_matters():
+    # these were wrong: `m in (a, b)` written as `m == a or m == b` is False where m is NaN
+    for func in (nan_object_maybe, max_in_pair, alias_in):
+        args = (SPECIAL,) * (2 if func is max_in_pair else 1)
+        refused(func, *args, match="may be the very object")
+    refused(in_mutable_set, PLAIN, match="`in` on per-example values")

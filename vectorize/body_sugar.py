@@ -483,11 +483,26 @@ def membership_as_equality(tree: cst.FunctionDef, func, imports: dict) -> cst.Fu
     from .liveness import bound_names
     assigned = bound_names(tree)
 
+    def constant(node) -> bool:
+        """A number literal, or a name bound (globally, by a closure or an import) to a
+        number that is not NaN: ``x is c`` then adds nothing to ``x == c``."""
+        if type(node) is cst.UnaryOperation and type(node.operator) in (cst.Minus, cst.Plus):
+            node = node.expression
+        if type(node) in (cst.Integer, cst.Float, cst.Imaginary):
+            return True
+        if type(node) is not cst.Name or node.value in assigned:
+            return False
+        found, value, scope = (True, imports[node.value], "import") \
+            if node.value in imports else lookup(func, node.value)
+        return found and scope in ("global", "closure", "import", "builtin") and type(
+            value) in (int, bool, float, complex) and value == value
+
     def items(node):
         if type(node) in (cst.Tuple, cst.List, cst.Set):
-            if any(type(e) is not cst.Element for e in node.elements) or any(
-                    type(n) in (cst.Call, cst.NamedExpr, cst.Yield, cst.Await, cst.Lambda)
-                    for e in node.elements for n in walk(e.value)):
+            # (items that may be per-example values, or a NaN object, which `x` may be
+            # itself: `in` is ``x is e or x == e``, decided by the analysis, which knows
+            # the values: `analysis.expressions.MembershipOfNumbers`)
+            if any(type(e) is not cst.Element or not constant(e.value) for e in node.elements):
                 return None
             return [e.value for e in node.elements]
         if type(node) is cst.Call and type(node.func) is cst.Name and \
@@ -510,7 +525,7 @@ def membership_as_equality(tree: cst.FunctionDef, func, imports: dict) -> cst.Fu
         if not found or scope not in ("global", "closure", "import") or len(
                 value if hasattr(value, "__len__") else ()) > MEMBERSHIP_LIMIT:
             return None
-        if type(value) in (tuple, list) and all(type(v) in (int, float, bool)
+        if type(value) in (tuple, list) and all(type(v) in (int, float, bool) and v == v
                                                 for v in value):
             return [cst.Subscript(cst.Name(node.value), [cst.SubscriptElement(
                 cst.Index(cst.Integer(str(i))))]) for i in range(len(value))]
@@ -1825,3 +1840,28 @@ def _jumps_of(node):
         else:
             stack.extend(x for x in walk(n) if type(x) in (cst.FunctionDef, cst.ClassDef,
                                                            cst.Lambda))
+
+
+def membership_as_comparisons(tree: cst.FunctionDef, node: cst.Comparison, literals,
+                              as_bool: bool, origins=None):
+    """``x in C`` (``node``) as ``(x == c0 or x == c1 ...)`` and ``x not in C`` as ``(x !=
+    c0 and x != c1 ...)``, ``literals`` the source texts of ``C``'s items that can equal
+    ``x`` (`analysis.expressions.MembershipOfNumbers`): the comparisons Python makes, in
+    ``bool(...)`` outside a test where ``as_bool`` (``bool`` is the builtin)."""
+    inside = type(node.comparisons[0].operator) is cst.In
+    compare = cst.Equal() if inside else cst.NotEqual()
+    parts = [_compare(node.left, compare, cst.parse_expression(text)) for text in literals]
+    chain = _bool_chain(parts, cst.Or() if inside else cst.And())
+    if id(node) not in truth_tests(tree) and as_bool:
+        # `in` gives a Python bool; `==` of NumPy scalars (`vmap`) a NumPy bool, which adds
+        # as a bool (`membership_as_equality`)
+        chain = cst.Call(cst.Name("bool"), [cst.Arg(chain.with_changes(lpar=[], rpar=[]))])
+    chain = chain.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()])
+    if origins is not None:
+        origins.setdefault(chain, node)
+
+    class Replace(cst.CSTTransformer):
+        def leave_Comparison(self, original_node, updated_node):
+            return chain if original_node is node else updated_node
+
+    return rewrite(tree, Replace())

@@ -38,6 +38,7 @@ from .analysis.expressions import (
     MaskedScalarWrite,
     MaybeUnbound,
     MayFallOff,
+    MembershipOfNumbers,
     PickedPerExample,
     SortedItems,
     WrittenOutComprehension,
@@ -361,7 +362,8 @@ class ModuleContext:
 
 
 _REWRITTEN_WHEN_MET = (MaybeUnbound, MaybeNone, RetypedCarry, UnrolledLoop, MaskedScalarWrite,
-                       WrittenOutComprehension, PickedPerExample, MayFallOff, SortedItems)
+                       WrittenOutComprehension, PickedPerExample, MayFallOff, SortedItems,
+                       MembershipOfNumbers)
 """What the analysis raises where the function's source can be rewritten so that it goes on
 (`ModuleContext.specialize` retries with the rewritten tree, once per construct)."""
 
@@ -395,6 +397,13 @@ def _source_rewrite(source: FunctionSource, problem):
         # `[e for t in seq]` of per-example items: written out
         return id(problem.node), lambda: body_sugar.comprehension_items(
             tree, problem.node, problem.length, source.origins)
+    if isinstance(problem, MembershipOfNumbers):
+        # `x in (1.0, 2.0)` of a per-example number: the comparisons Python makes
+        from .introspect import lookup
+        as_bool = "bool" not in bound_names(tree) and lookup(source.func, "bool")[2] == \
+            "builtin"
+        return id(problem.node), lambda: body_sugar.membership_as_comparisons(
+            tree, problem.node, problem.literals, as_bool, source.origins)
     if isinstance(problem, SortedItems):
         # `sorted(seq)` of a per-example row or tuple: the comparisons CPython's sort makes
         from .body_constructs.keyed import sorted_of_items
