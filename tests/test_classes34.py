@@ -281,6 +281,18 @@ def in_mutable_set(x):
     return x in MUTABLE_SET     # may change in place: not baked into the code
 
 
+FINITE_SET = {1.0, 2.0}
+FINITE_LIST = [1.0, 2.0]
+
+
+def in_finite_set(x):
+    return x in FINITE_SET
+
+
+def in_finite_list(x):
+    return x in FINITE_LIST
+
+
 def test_membership_of_constant_numbers():
     check(in_codes, np.array([0, 1, 2, 3, 5, -5, -7, 2**40]))
     check(in_codes, np.array([0.0, 1.0, 2.5, 5.0, -7.0, np.nan]))
@@ -306,4 +318,8 @@ def test_membership_refused_where_identity_or_change_matters():
     for func in (nan_object_maybe, max_in_pair, alias_in):
         args = (SPECIAL,) * (2 if func is max_in_pair else 1)
         refused(func, *args, match="may be the very object")
-    refused(in_mutable_set, PLAIN, match="`in` on per-example values")
+    refused(in_mutable_set, PLAIN, match="may change in place")
+    # these were baked into the code: a vectorized function called again after
+    # `FINITE_SET.add(3.0)` kept answering False for 3.0
+    refused(in_finite_set, PLAIN, match="`in` of a set the code does not create")
+    refused(in_finite_list, PLAIN, match="`in` of a list the code does not create")

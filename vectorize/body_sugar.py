@@ -471,9 +471,10 @@ def empty_range_loops(tree: cst.FunctionDef, func) -> cst.FunctionDef:
 def membership_as_equality(tree: cst.FunctionDef, func, imports: dict) -> cst.FunctionDef:
     """``x in (a, b, c)`` (a tuple, list or set display) as ``x == a or x == b or x == c``
     and ``x not in ...`` as ``x != a and ...``; ``x in TABLE`` for a global (or body import)
-    ``TABLE`` bound to a tuple or list of numbers as ``x == TABLE[0] or ...``, to a set,
-    frozenset or dict of numbers as the same tests of its (finite) values. Python's ``in``
-    is ``any(e is x or e == x ...)``, and for numbers ``is`` adds nothing to ``==``. Only a
+    ``TABLE`` bound to a tuple of numbers (no NaN) as ``x == TABLE[0] or ...``, to a
+    frozenset of numbers as the same tests of its (finite) values. Python's ``in`` is
+    ``any(e is x or e == x ...)``, and for numbers other than a NaN object ``is`` adds
+    nothing to ``==`` (display items: number literals and names of such numbers). Only a
     single comparison whose left side calls nothing (it is written once per item). ``x in
     range(a, b, c)`` of int literals (at most `MEMBERSHIP_LIMIT` items): the chain of its
     items' tests, which is what Python's ``range`` tests (arithmetically for an int)."""
@@ -525,11 +526,13 @@ def membership_as_equality(tree: cst.FunctionDef, func, imports: dict) -> cst.Fu
         if not found or scope not in ("global", "closure", "import") or len(
                 value if hasattr(value, "__len__") else ()) > MEMBERSHIP_LIMIT:
             return None
-        if type(value) in (tuple, list) and all(type(v) in (int, float, bool) and v == v
-                                                for v in value):
+        # (a list, set or dict may change in place between calls, which the code made for
+        # the first would not see: refused by the analysis)
+        if type(value) is tuple and all(type(v) in (int, float, bool) and v == v
+                                        for v in value):
             return [cst.Subscript(cst.Name(node.value), [cst.SubscriptElement(
                 cst.Index(cst.Integer(str(i))))]) for i in range(len(value))]
-        if type(value) in (set, frozenset, dict) and all(
+        if type(value) is frozenset and all(
                 type(v) in (int, bool) or type(v) is float and v == v and abs(v) != float(
                     "inf") for v in value):
             return [cst.parse_expression(repr(v)) for v in sorted(value)]

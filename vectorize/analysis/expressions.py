@@ -1556,6 +1556,13 @@ def _membership_of_numbers(node: cst.Comparison, left, right) -> None:
             cst.Tuple, cst.List, cst.Set) and len(display.elements) == len(right.items):
         _membership_of_a_display(node, left, right, display)
         return
+    if isinstance(right, Value) and not right.batched and not right.exact and type(
+            right.example) in (list, set, dict) and all(_is_number(v) for v in right.example):
+        what = type(right.example).__name__
+        raise Unsupported(f"`{_code(node.comparisons[0].operator).strip()}` of a {what} the "
+                          "code does not create: it may change in place between calls, "
+                          "which the code made for the first would not see", node,
+                          "make it a tuple or a frozenset")
     if not (isinstance(right, Value) and not right.batched and right.exact and right.known
             and type(right.example) in (tuple, list, set, frozenset)
             and 0 < len(right.example) <= MEMBERSHIP_ITEMS):
