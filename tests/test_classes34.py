@@ -323,3 +323,30 @@ def test_membership_refused_where_identity_or_change_matters():
     # `FINITE_SET.add(3.0)` kept answering False for 3.0
     refused(in_finite_set, PLAIN, match="`in` of a set the code does not create")
     refused(in_finite_list, PLAIN, match="`in` of a list the code does not create")
+
+
+def weighted(s1, c1, s2, c2):
+    return s1 * c2 - c1 * s2
+
+
+def star_into_helper(a, b):
+    return weighted(*sincos_(a, b))     # every item pulled before `weighted` runs
+
+
+def star_into_rule(x):
+    return math.hypot(*two(x))
+
+
+def star_name_into_rule(x, y):
+    t = (x, y * 2.0)
+    return math.hypot(*t) + max(*t, 0.5)
+
+
+def test_items_unpacked_into_a_call():
+    check(star_into_helper, PLAIN, PLAIN[::-1].copy())
+    check(star_into_helper, SPECIAL, SPECIAL[::-1].copy())
+    # (this was an internal error: AttributeError 'TupleValue' object has no attribute
+    # 'dtype')
+    check(star_name_into_rule, SPECIAL, SPECIAL[::-1].copy())
+    check(star_name_into_rule, PLAIN, PLAIN[::-1].copy())
+    refused(star_into_rule, SPECIAL, match="only a tuple bound to a name")

@@ -1868,3 +1868,25 @@ def membership_as_comparisons(tree: cst.FunctionDef, node: cst.Comparison, liter
             return chain if original_node is node else updated_node
 
     return rewrite(tree, Replace())
+
+
+def spread_items(tree: cst.FunctionDef, starred: cst.Arg, length: int, origins=None):
+    """``f(*t)`` (``starred`` is ``*t``, ``t`` a name) as ``f(t[0], t[1], ...)``: a name
+    read once per item is the same tuple, and ``*`` passes its items in order
+    (`analysis.expressions.SpreadItems`)."""
+    items = [cst.Arg(cst.Subscript(cst.Name(starred.value.value), [cst.SubscriptElement(
+        cst.Index(cst.Integer(str(k))))])) for k in range(length)]
+
+    class Spread(cst.CSTTransformer):
+        def leave_Call(self, original_node, updated_node):
+            if not any(a is starred for a in original_node.args):
+                return updated_node
+            args = []
+            for old, new in zip(original_node.args, updated_node.args):
+                args.extend(items if old is starred else [new])
+            if origins is not None:
+                origins.setdefault(updated_node, original_node)
+            return updated_node.with_changes(args=[
+                a.with_changes(comma=cst.MaybeSentinel.DEFAULT) for a in args])
+
+    return rewrite(tree, Spread())

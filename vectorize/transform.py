@@ -41,6 +41,7 @@ from .analysis.expressions import (
     MembershipOfNumbers,
     PickedPerExample,
     SortedItems,
+    SpreadItems,
     WrittenOutComprehension,
 )
 from .analysis.interpreter import RetypedCarry, UnrolledLoop
@@ -363,7 +364,7 @@ class ModuleContext:
 
 _REWRITTEN_WHEN_MET = (MaybeUnbound, MaybeNone, RetypedCarry, UnrolledLoop, MaskedScalarWrite,
                        WrittenOutComprehension, PickedPerExample, MayFallOff, SortedItems,
-                       MembershipOfNumbers)
+                       MembershipOfNumbers, SpreadItems)
 """What the analysis raises where the function's source can be rewritten so that it goes on
 (`ModuleContext.specialize` retries with the rewritten tree, once per construct)."""
 
@@ -404,6 +405,10 @@ def _source_rewrite(source: FunctionSource, problem):
             "builtin"
         return id(problem.node), lambda: body_sugar.membership_as_comparisons(
             tree, problem.node, problem.literals, as_bool, source.origins)
+    if isinstance(problem, SpreadItems):
+        # `f(*t)` of a tuple of per-example values into a function with a batching rule
+        return id(problem.node), lambda: body_sugar.spread_items(
+            tree, problem.node, problem.length, source.origins)
     if isinstance(problem, SortedItems):
         # `sorted(seq)` of a per-example row or tuple: the comparisons CPython's sort makes
         from .body_constructs.keyed import sorted_of_items

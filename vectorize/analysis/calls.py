@@ -67,7 +67,15 @@ class Calls:
         args, kwargs = [], {}
         unpacked = None     # `f(*t)` of a tuple of per-example values (a pytree argument)
         for arg in node.args:
-            value = self.expr(arg.value, env)
+            if arg.star == "*" and type(arg.value) is cst.Call:
+                # (`f(*g(x))`: Python pulls every item of `g(x)` before calling `f`)
+                at_once = UNPACKED_AT_ONCE.set((arg.value, None))
+                try:
+                    value = self.expr(arg.value, env)
+                finally:
+                    UNPACKED_AT_ONCE.reset(at_once)
+            else:
+                value = self.expr(arg.value, env)
             if arg.star == "*" and isinstance(value, TupleValue) and value.keys is None:
                 args.extend(value.items)
                 unpacked = arg
@@ -256,6 +264,8 @@ class Calls:
         rule = self.registry.for_call(fn)
         if rule is not None and fn is ENGINE_NAMES.get("__lane_kinds__") and args:
             return args[0]      # (per example the value itself: `passes.lane_kinds`)
+        if rule is not None and unpacked is not None:
+            self._spread_items(node, unpacked, fn)
         if rule is not None:
             args, kwargs = self._array_operands(node, rule, args, kwargs)
             if not kwargs and fn is not ENGINE_NAMES.get("__any_lane__") and \
@@ -370,6 +380,23 @@ class Calls:
                           "vectorize.register_rule, or pass fallback='warn' to run this call "
                           "per example")
 
+    def _spread_items(self, node: cst.Call, unpacked: cst.Arg, fn) -> None:
+        """``f(*t)`` of a tuple of per-example values and a function with a batching rule:
+        `transform` retries with ``t``'s items passed one by one (`SpreadItems`) where
+        ``t`` is a name (read once per item: the same tuple); refused, located, otherwise."""
+        from .expressions import SpreadItems
+        seq = self.values.get(unpacked.value)
+        if type(unpacked.value) is cst.Name and isinstance(seq, TupleValue) and \
+                0 < len(seq.items) <= 64 and sum(1 for a in node.args if a.star) == 1:
+            raise SpreadItems(f"`*` unpacking of {len(seq.items)} per-example values into "
+                              f"`{_code(node.func)}`", unpacked, "pass the items one by one",
+                              length=len(seq.items))
+        raise Unsupported(f"`*` unpacking of a tuple of per-example values into "
+                          f"`{_code(node.func)}`, which has a batching rule: only a tuple "
+                          "bound to a name is passed item by item", unpacked,
+                          "bind the tuple to a name first (`t = ...; f(*t)`), or pass the "
+                          "items one by one")
+
     def _sorted_items(self, node: cst.Call, seq) -> None:
         """``sorted(seq)`` of a name bound to a per-example row or a tuple of per-example
         values of a few items: `transform` retries with it written out (`SortedItems`)."""
@@ -390,7 +417,7 @@ class Calls:
     def _generator_items(self, fn, node: cst.Call, args):
         """The function returning the items of the generator function ``fn`` as a tuple
         (`body_constructs.generators`), where the call is unpacked at once into as many
-        names as it yields; else refused."""
+        names as it yields, or into a call's arguments (``f(*g(x))``); else refused."""
         name = _code(node.func)
         made = generators.items_function(fn, generators.star_items(fn, len(args)))
         if type(made) is str:
@@ -403,7 +430,7 @@ class Calls:
                               "otherwise than unpacked at once (`a, b = g(x)`): a batch has "
                               "no array of generators", node,
                               "unpack its items into names, or return them as a tuple")
-        if at_once[1] != made.__vectorize_yields__:
+        if at_once[1] is not None and at_once[1] != made.__vectorize_yields__:
             raise Unsupported(f"the generator `{name}(...)` yields "
                               f"{made.__vectorize_yields__} items here and is unpacked into "
                               f"{at_once[1]} names: Python stops pulling items at the first "
