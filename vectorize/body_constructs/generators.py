@@ -120,6 +120,10 @@ def _make(fn, n_star: int):
             continue
         loop = _star_loop(stmt, star)
         if loop is not None and all(_yield_statement(s) is not None or _plain(s) for s in loop):
+            if not n_star:
+                # (no pass binds the loop's names: a read of them elsewhere would find a
+                # global of the same name instead of raising UnboundLocalError)
+                return "it is called with nothing in its `*args`, which it loops over"
             for k in range(n_star):
                 body.append(cst.SimpleStatementLine([cst.Assign(
                     [cst.AssignTarget(stmt.target)], cst.Subscript(cst.Name(star), [
