@@ -105,6 +105,12 @@ ASSIGNED_AS_IS: contextvars.ContextVar = contextvars.ContextVar("vectorize_assig
 choice it makes between an int tensor and a narrower float is kept, refused where the names
 are read (`DEFERRED_JOINS`)."""
 
+UNPACKED_AT_ONCE: contextvars.ContextVar = contextvars.ContextVar("vectorize_unpacked_at_once",
+                                                                   default=None)
+"""``(call, n)`` where the statement being analysed assigns the call, as it is, to a tuple (or
+list) of ``n`` targets (``a, b = g(x)``): a generator's items are all pulled at once there
+(`body_constructs.generators`)."""
+
 DEFERRED_JOINS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 """A per-example value joined from an int tensor on some lanes and a float narrower than
 float64 on others (`inexact_int_lanes`): returned as it is, the batch's join is the loop's

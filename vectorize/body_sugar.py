@@ -471,9 +471,10 @@ def empty_range_loops(tree: cst.FunctionDef, func) -> cst.FunctionDef:
 def membership_as_equality(tree: cst.FunctionDef, func, imports: dict) -> cst.FunctionDef:
     """``x in (a, b, c)`` (a tuple, list or set display) as ``x == a or x == b or x == c``
     and ``x not in ...`` as ``x != a and ...``; ``x in TABLE`` for a global (or body import)
-    ``TABLE`` bound to a tuple or list of numbers as ``x == TABLE[0] or ...``, to a set,
-    frozenset or dict of numbers as the same tests of its (finite) values. Python's ``in``
-    is ``any(e is x or e == x ...)``, and for numbers ``is`` adds nothing to ``==``. Only a
+    ``TABLE`` bound to a tuple of numbers (no NaN) as ``x == TABLE[0] or ...``, to a
+    frozenset of numbers as the same tests of its (finite) values. Python's ``in`` is
+    ``any(e is x or e == x ...)``, and for numbers other than a NaN object ``is`` adds
+    nothing to ``==`` (display items: number literals and names of such numbers). Only a
     single comparison whose left side calls nothing (it is written once per item). ``x in
     range(a, b, c)`` of int literals (at most `MEMBERSHIP_LIMIT` items): the chain of its
     items' tests, which is what Python's ``range`` tests (arithmetically for an int)."""
@@ -483,11 +484,26 @@ def membership_as_equality(tree: cst.FunctionDef, func, imports: dict) -> cst.Fu
     from .liveness import bound_names
     assigned = bound_names(tree)
 
+    def constant(node) -> bool:
+        """A number literal, or a name bound (globally, by a closure or an import) to a
+        number that is not NaN: ``x is c`` then adds nothing to ``x == c``."""
+        if type(node) is cst.UnaryOperation and type(node.operator) in (cst.Minus, cst.Plus):
+            node = node.expression
+        if type(node) in (cst.Integer, cst.Float, cst.Imaginary):
+            return True
+        if type(node) is not cst.Name or node.value in assigned:
+            return False
+        found, value, scope = (True, imports[node.value], "import") \
+            if node.value in imports else lookup(func, node.value)
+        return found and scope in ("global", "closure", "import", "builtin") and type(
+            value) in (int, bool, float, complex) and value == value
+
     def items(node):
         if type(node) in (cst.Tuple, cst.List, cst.Set):
-            if any(type(e) is not cst.Element for e in node.elements) or any(
-                    type(n) in (cst.Call, cst.NamedExpr, cst.Yield, cst.Await, cst.Lambda)
-                    for e in node.elements for n in walk(e.value)):
+            # (items that may be per-example values, or a NaN object, which `x` may be
+            # itself: `in` is ``x is e or x == e``, decided by the analysis, which knows
+            # the values: `analysis.expressions.MembershipOfNumbers`)
+            if any(type(e) is not cst.Element or not constant(e.value) for e in node.elements):
                 return None
             return [e.value for e in node.elements]
         if type(node) is cst.Call and type(node.func) is cst.Name and \
@@ -510,11 +526,13 @@ def membership_as_equality(tree: cst.FunctionDef, func, imports: dict) -> cst.Fu
         if not found or scope not in ("global", "closure", "import") or len(
                 value if hasattr(value, "__len__") else ()) > MEMBERSHIP_LIMIT:
             return None
-        if type(value) in (tuple, list) and all(type(v) in (int, float, bool)
-                                                for v in value):
+        # (a list, set or dict may change in place between calls, which the code made for
+        # the first would not see: refused by the analysis)
+        if type(value) is tuple and all(type(v) in (int, float, bool) and v == v
+                                        for v in value):
             return [cst.Subscript(cst.Name(node.value), [cst.SubscriptElement(
                 cst.Index(cst.Integer(str(i))))]) for i in range(len(value))]
-        if type(value) in (set, frozenset, dict) and all(
+        if type(value) is frozenset and all(
                 type(v) in (int, bool) or type(v) is float and v == v and abs(v) != float(
                     "inf") for v in value):
             return [cst.parse_expression(repr(v)) for v in sorted(value)]
@@ -1825,3 +1843,50 @@ def _jumps_of(node):
         else:
             stack.extend(x for x in walk(n) if type(x) in (cst.FunctionDef, cst.ClassDef,
                                                            cst.Lambda))
+
+
+def membership_as_comparisons(tree: cst.FunctionDef, node: cst.Comparison, literals,
+                              as_bool: bool, origins=None):
+    """``x in C`` (``node``) as ``(x == c0 or x == c1 ...)`` and ``x not in C`` as ``(x !=
+    c0 and x != c1 ...)``, ``literals`` the source texts of ``C``'s items that can equal
+    ``x`` (`analysis.expressions.MembershipOfNumbers`): the comparisons Python makes, in
+    ``bool(...)`` outside a test where ``as_bool`` (``bool`` is the builtin)."""
+    inside = type(node.comparisons[0].operator) is cst.In
+    compare = cst.Equal() if inside else cst.NotEqual()
+    parts = [_compare(node.left, compare, cst.parse_expression(text)) for text in literals]
+    chain = _bool_chain(parts, cst.Or() if inside else cst.And())
+    if id(node) not in truth_tests(tree) and as_bool:
+        # `in` gives a Python bool; `==` of NumPy scalars (`vmap`) a NumPy bool, which adds
+        # as a bool (`membership_as_equality`)
+        chain = cst.Call(cst.Name("bool"), [cst.Arg(chain.with_changes(lpar=[], rpar=[]))])
+    chain = chain.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()])
+    if origins is not None:
+        origins.setdefault(chain, node)
+
+    class Replace(cst.CSTTransformer):
+        def leave_Comparison(self, original_node, updated_node):
+            return chain if original_node is node else updated_node
+
+    return rewrite(tree, Replace())
+
+
+def spread_items(tree: cst.FunctionDef, starred: cst.Arg, length: int, origins=None):
+    """``f(*t)`` (``starred`` is ``*t``, ``t`` a name) as ``f(t[0], t[1], ...)``: a name
+    read once per item is the same tuple, and ``*`` passes its items in order
+    (`analysis.expressions.SpreadItems`)."""
+    items = [cst.Arg(cst.Subscript(cst.Name(starred.value.value), [cst.SubscriptElement(
+        cst.Index(cst.Integer(str(k))))])) for k in range(length)]
+
+    class Spread(cst.CSTTransformer):
+        def leave_Call(self, original_node, updated_node):
+            if not any(a is starred for a in original_node.args):
+                return updated_node
+            args = []
+            for old, new in zip(original_node.args, updated_node.args):
+                args.extend(items if old is starred else [new])
+            if origins is not None:
+                origins.setdefault(updated_node, original_node)
+            return updated_node.with_changes(args=[
+                a.with_changes(comma=cst.MaybeSentinel.DEFAULT) for a in args])
+
+    return rewrite(tree, Spread())

@@ -38,7 +38,10 @@ from .analysis.expressions import (
     MaskedScalarWrite,
     MaybeUnbound,
     MayFallOff,
+    MembershipOfNumbers,
     PickedPerExample,
+    SortedItems,
+    SpreadItems,
     WrittenOutComprehension,
 )
 from .analysis.interpreter import RetypedCarry, UnrolledLoop
@@ -360,7 +363,8 @@ class ModuleContext:
 
 
 _REWRITTEN_WHEN_MET = (MaybeUnbound, MaybeNone, RetypedCarry, UnrolledLoop, MaskedScalarWrite,
-                       WrittenOutComprehension, PickedPerExample, MayFallOff)
+                       WrittenOutComprehension, PickedPerExample, MayFallOff, SortedItems,
+                       MembershipOfNumbers, SpreadItems)
 """What the analysis raises where the function's source can be rewritten so that it goes on
 (`ModuleContext.specialize` retries with the rewritten tree, once per construct)."""
 
@@ -394,6 +398,22 @@ def _source_rewrite(source: FunctionSource, problem):
         # `[e for t in seq]` of per-example items: written out
         return id(problem.node), lambda: body_sugar.comprehension_items(
             tree, problem.node, problem.length, source.origins)
+    if isinstance(problem, MembershipOfNumbers):
+        # `x in (1.0, 2.0)` of a per-example number: the comparisons Python makes
+        from .introspect import lookup
+        as_bool = "bool" not in bound_names(tree) and lookup(source.func, "bool")[2] == \
+            "builtin"
+        return id(problem.node), lambda: body_sugar.membership_as_comparisons(
+            tree, problem.node, problem.literals, as_bool, source.origins)
+    if isinstance(problem, SpreadItems):
+        # `f(*t)` of a tuple of per-example values into a function with a batching rule
+        return id(problem.node), lambda: body_sugar.spread_items(
+            tree, problem.node, problem.length, source.origins)
+    if isinstance(problem, SortedItems):
+        # `sorted(seq)` of a per-example row or tuple: the comparisons CPython's sort makes
+        from .body_constructs.keyed import sorted_of_items
+        return id(problem.node), lambda: sorted_of_items(
+            tree, source.func, problem.node, problem.length)
     if isinstance(problem, PickedPerExample):
         # `seq[k]` of per-example items: an `if` per position
         return id(problem.node), lambda: body_sugar.pick_item(

@@ -17,6 +17,7 @@ from .. import backends
 from ..abstract import (
     MIXED_PARTS,
     UNKNOWN,
+    UNPACKED_AT_ONCE,
     TupleValue,
     Value,
     all_exact,
@@ -25,6 +26,7 @@ from ..abstract import (
     note_mixed_types,
     unbatched,
 )
+from ..body_constructs import generators
 from ..body_constructs.classes import WHY_NOT, fields_function, is_record, record_of
 from ..errors import Unsupported
 from ..introspect import python_function_of
@@ -65,7 +67,15 @@ class Calls:
         args, kwargs = [], {}
         unpacked = None     # `f(*t)` of a tuple of per-example values (a pytree argument)
         for arg in node.args:
-            value = self.expr(arg.value, env)
+            if arg.star == "*" and type(arg.value) is cst.Call:
+                # (`f(*g(x))`: Python pulls every item of `g(x)` before calling `f`)
+                at_once = UNPACKED_AT_ONCE.set((arg.value, None))
+                try:
+                    value = self.expr(arg.value, env)
+                finally:
+                    UNPACKED_AT_ONCE.reset(at_once)
+            else:
+                value = self.expr(arg.value, env)
             if arg.star == "*" and isinstance(value, TupleValue) and value.keys is None:
                 args.extend(value.items)
                 unpacked = arg
@@ -248,9 +258,14 @@ class Calls:
         if not func.known:
             raise Unsupported(f"cannot tell what `{_code(node.func)}` is, so cannot vectorize "
                               "a call of it on per-example values", node.func)
+        if fn is sorted and node.args and type(node.args[0].value) is cst.Name and \
+                not node.args[0].star and node.args[0].keyword is None and args:
+            self._sorted_items(node, args[0])
         rule = self.registry.for_call(fn)
         if rule is not None and fn is ENGINE_NAMES.get("__lane_kinds__") and args:
             return args[0]      # (per example the value itself: `passes.lane_kinds`)
+        if rule is not None and unpacked is not None:
+            self._spread_items(node, unpacked, fn)
         if rule is not None:
             args, kwargs = self._array_operands(node, rule, args, kwargs)
             if not kwargs and fn is not ENGINE_NAMES.get("__any_lane__") and \
@@ -327,6 +342,8 @@ class Calls:
         if isinstance(fn, types.FunctionType) and self.helpers is not None \
                 and not in_package(fn, "numpy", "math") \
                 and not backends.owns_function(fn):       # a library's code is not the user's
+            if generators.is_generator(fn):
+                fn = self._generator_items(fn, node, args)
             self._no_update_of_an_argument(fn, node, env)
             self._no_write_into_an_argument_on_some_lanes(fn, node, args, kwargs)
             args, kwargs = self._arguments_written_by(fn, node, args, kwargs)
@@ -362,6 +379,63 @@ class Calls:
                           "use a NumPy equivalent, register a rule with "
                           "vectorize.register_rule, or pass fallback='warn' to run this call "
                           "per example")
+
+    def _spread_items(self, node: cst.Call, unpacked: cst.Arg, fn) -> None:
+        """``f(*t)`` of a tuple of per-example values and a function with a batching rule:
+        `transform` retries with ``t``'s items passed one by one (`SpreadItems`) where
+        ``t`` is a name (read once per item: the same tuple); refused, located, otherwise."""
+        from .expressions import SpreadItems
+        seq = self.values.get(unpacked.value)
+        if type(unpacked.value) is cst.Name and isinstance(seq, TupleValue) and \
+                0 < len(seq.items) <= 64 and sum(1 for a in node.args if a.star) == 1:
+            raise SpreadItems(f"`*` unpacking of {len(seq.items)} per-example values into "
+                              f"`{_code(node.func)}`", unpacked, "pass the items one by one",
+                              length=len(seq.items))
+        raise Unsupported(f"`*` unpacking of a tuple of per-example values into "
+                          f"`{_code(node.func)}`, which has a batching rule: only a tuple "
+                          "bound to a name is passed item by item", unpacked,
+                          "bind the tuple to a name first (`t = ...; f(*t)`), or pass the "
+                          "items one by one")
+
+    def _sorted_items(self, node: cst.Call, seq) -> None:
+        """``sorted(seq)`` of a name bound to a per-example row or a tuple of per-example
+        values of a few items: `transform` retries with it written out (`SortedItems`)."""
+        from ..body_constructs.keyed import SORTED_ITEMS, SORTS
+        from .expressions import SortedItems
+        if isinstance(seq, TupleValue) and seq.keys is None and seq.kind in (
+                None, tuple, list):
+            length = len(seq.items)
+        elif isinstance(seq, Value) and seq.batched and isinstance(
+                seq.example, np.ndarray) and seq.example.ndim == 1:
+            length = seq.example.shape[0]
+        else:
+            return
+        if SORTS and 0 < length <= SORTED_ITEMS:
+            raise SortedItems(f"`sorted` of {length} per-example values", node,
+                              "sort a list display of the items", length=length)
+
+    def _generator_items(self, fn, node: cst.Call, args):
+        """The function returning the items of the generator function ``fn`` as a tuple
+        (`body_constructs.generators`), where the call is unpacked at once into as many
+        names as it yields, or into a call's arguments (``f(*g(x))``); else refused."""
+        name = _code(node.func)
+        made = generators.items_function(fn, generators.star_items(fn, len(args)))
+        if type(made) is str:
+            raise Unsupported(f"`{name}` is a generator function the engine cannot read as "
+                              f"a tuple of its items: {made}", node,
+                              "return the values as a tuple")
+        at_once = UNPACKED_AT_ONCE.get()
+        if at_once is None or at_once[0] is not node:
+            raise Unsupported(f"the generator `{name}(...)` on per-example values is used "
+                              "otherwise than unpacked at once (`a, b = g(x)`): a batch has "
+                              "no array of generators", node,
+                              "unpack its items into names, or return them as a tuple")
+        if at_once[1] is not None and at_once[1] != made.__vectorize_yields__:
+            raise Unsupported(f"the generator `{name}(...)` yields "
+                              f"{made.__vectorize_yields__} items here and is unpacked into "
+                              f"{at_once[1]} names: Python stops pulling items at the first "
+                              "that does not fit", node, "unpack as many names as it yields")
+        return made
 
     def _constant_receiver(self, node: cst.Call, fn):
         """The value of ``obj`` in ``obj.method(...)``, where it is the same for every example

@@ -229,7 +229,11 @@ class Expressions:
                                   node, "write the computation out")
             return unbatched(UNKNOWN)
         kind = type(node).__name__
-        hints = {"Yield": "return the values as a tuple (generators cannot be vectorized)",
+        hints = {"Yield": "return the values as a tuple (a generator function's call is an "
+                          "object that runs its body when iterated: numpy.vectorize returns "
+                          "an array of them, one per example, which no batch can be; a "
+                          "helper generator is vectorized where its caller unpacks its "
+                          "items at once, `a, b = g(x)`)",
                  "Await": "await outside the per-example function"}
         raise Unsupported(f"`{_SYNTAX.get(kind, kind)}` expressions are not supported", node,
                           hints.get(kind, "rewrite it with plain expressions"))
@@ -957,6 +961,9 @@ class Expressions:
                     if type(held) not in (bool, np.bool_) or not held:
                         break   # (Python stops at the first false comparison)
                 return unbatched(UNKNOWN)
+        if len(node.comparisons) == 1 and type(node.comparisons[0].operator) in (
+                cst.In, cst.NotIn):
+            _membership_of_numbers(node, *operands)
         for c in node.comparisons:
             if type(c.operator) not in COMPARE_FUNCS or type(c.operator) in (cst.Is,
                                                                              cst.IsNot):
@@ -1552,6 +1559,102 @@ class Expressions:
 
 _SINGLETONS = (None, True, False, Ellipsis, NotImplemented)
 
+MEMBERSHIP_ITEMS = 16
+"""The most items of a constant tuple, list or set that ``x in C`` is written out for."""
+
+
+def _membership_of_numbers(node: cst.Comparison, left, right) -> None:
+    """Raises `MembershipOfNumbers` for ``x in C`` of a per-example number named ``x`` and a
+    constant tuple, list, set or frozenset ``C`` of Python ints (within int64), floats and
+    bools: per example Python tests ``x is c or x == c`` for each item (a set hashes first,
+    and equal numbers hash alike), which for a number is ``x == c``, except for a NaN item,
+    which only ``x`` itself is (never, where ``x`` is fresh per example); else returns."""
+    if type(node.left) is not cst.Name or not (isinstance(left, Value) and left.batched and
+                                                isinstance(left.example, (np.number, np.bool_))):
+        return
+    display = node.comparisons[0].comparator
+    if isinstance(right, TupleValue) and right.keys is None and type(display) in (
+            cst.Tuple, cst.List, cst.Set) and len(display.elements) == len(right.items):
+        _membership_of_a_display(node, left, right, display)
+        return
+    if isinstance(right, Value) and not right.batched and not right.exact and type(
+            right.example) in (list, set, dict) and all(_is_number(v) for v in right.example):
+        what = type(right.example).__name__
+        raise Unsupported(f"`{_code(node.comparisons[0].operator).strip()}` of a {what} the "
+                          "code does not create: it may change in place between calls, "
+                          "which the code made for the first would not see", node,
+                          "make it a tuple or a frozenset")
+    if not (isinstance(right, Value) and not right.batched and right.exact and right.known
+            and type(right.example) in (tuple, list, set, frozenset)
+            and 0 < len(right.example) <= MEMBERSHIP_ITEMS):
+        return
+    literals, nan_items = [], False
+    for item in right.example:
+        if type(item) is float and math.isnan(item):
+            if not has_fact(left, FRESH_PER_EXAMPLE):
+                _maybe_itself(node, node.comparisons[0].comparator)
+            nan_items = True
+            continue
+        if type(item) is float:
+            literals.append(repr(item) if math.isfinite(item) else f'float("{item!r}")')
+        elif type(item) is bool or type(item) is int and -2 ** 63 <= item < 2 ** 63:
+            literals.append(repr(item))
+        else:
+            return
+    if literals:
+        if nan_items:
+            note_fact("identities")
+        raise MembershipOfNumbers(f"`{_code(node.comparisons[0].operator).strip()}` of a "
+                                  "per-example number and constant numbers", node,
+                                  "compare with == / != one by one",
+                                  literals=tuple(dict.fromkeys(literals)))
+
+
+def _membership_of_a_display(node, left, right, display) -> None:
+    """`_membership_of_numbers` of ``x in (a, b, ...)``, a display of names and number
+    literals: ``x is e`` adds nothing to ``x == e`` where either holds ints or bools, where
+    ``e`` is a constant number that is not NaN, or where ``x`` and ``e`` are both new
+    objects per example (parameters, float arithmetic: `FRESH_PER_EXAMPLE`) bound to
+    different computations; a NaN constant is never ``x`` where ``x`` is fresh. Anything
+    else (``m in (a, b)`` of ``m = max(a, b)``: NaN there is ``a`` itself) returns."""
+    def kind(v):
+        return np.asarray(v.example).dtype.kind if v.known else None
+    fresh = has_fact(left, FRESH_PER_EXAMPLE)
+    literals, nan_items = [], False
+    for element, item in zip(display.elements, right.items):
+        value = element.value
+        bare = value.expression if type(value) is cst.UnaryOperation and type(
+            value.operator) in (cst.Minus, cst.Plus) else value
+        if type(element) is not cst.Element or type(bare) not in (
+                cst.Name, cst.Integer, cst.Float, cst.Imaginary) or not isinstance(item, Value):
+            return
+        if not item.batched and item.exact and item.known and _is_number(item.example):
+            if item.example != item.example:        # (a NaN object)
+                if not fresh:
+                    _maybe_itself(node, value)
+                nan_items = True
+                continue
+        elif not (kind(left) in ("i", "u", "b") or kind(item) in ("i", "u", "b") or (
+                fresh and has_fact(item, FRESH_PER_EXAMPLE) and item is not left)):
+            _maybe_itself(node, value)
+        literals.append(_code(value))
+    if literals:
+        if nan_items:
+            note_fact("identities")
+        raise MembershipOfNumbers(f"`{_code(node.comparisons[0].operator).strip()}` of a "
+                                  "per-example number and a display of numbers", node,
+                                  "compare with == / != one by one", literals=tuple(literals))
+
+
+def _maybe_itself(node, item):
+    op = _code(node.comparisons[0].operator).strip()
+    raise Unsupported(f"`{op}` of a per-example float and `{_code(item)}`, which may be the "
+                      f"very object `{_code(node.left)}` is on some examples: Python tests "
+                      "`x is e or x == e`, so a NaN is in a tuple holding itself, and the "
+                      "batch cannot tell objects apart", node,
+                      "compare with == (or test math.isnan separately)")
+
+
 def _identical(a, b) -> bool | None:
     """``a is b`` where it is the same on every call of this specialization though the
     values are not known exactly: a per-example value (a NumPy scalar or array per example)
@@ -1662,6 +1765,41 @@ COMPREHENSION_ITEMS = 64
 class WrittenOutComprehension(Unsupported):
     """``[e for t in seq]`` over a tuple or list of ``length`` per-example values: `transform`
     retries with the comprehension written out (`body_sugar.comprehension_items`)."""
+
+    def __init__(self, message, node=None, suggestion="", *, length: int):
+        super().__init__(message, node, suggestion)
+        self.length = length
+
+
+class MembershipOfNumbers(Unsupported):
+    """``x in C`` / ``x not in C`` of a per-example number ``x`` (a name) and a tuple, list
+    or set ``C`` of Python numbers the same for every call: `transform` retries with it
+    written as the comparisons Python makes (``x == c0 or x == c1 ...``, ``x != c0 and ...``
+    for ``not in``; `body_sugar.membership_as_comparisons`). ``literals`` are the source
+    texts of the items that can equal ``x`` (a NaN item only is ``x`` itself, which a value
+    fresh per example never is)."""
+
+    def __init__(self, message, node=None, suggestion="", *, literals: tuple):
+        super().__init__(message, node, suggestion)
+        self.literals = literals
+
+
+class SpreadItems(Unsupported):
+    """``f(*t)`` (``node`` is the starred argument) of a name bound to a tuple of
+    ``length`` per-example values and a function with a batching rule: `transform` retries
+    with ``f(t[0], t[1], ...)`` (`body_sugar.spread_items`)."""
+
+    def __init__(self, message, node=None, suggestion="", *, length: int):
+        super().__init__(message, node, suggestion)
+        self.length = length
+
+
+class SortedItems(Unsupported):
+    """``sorted(seq)`` of a name bound to a per-example row or tuple of ``length`` items (at
+    most `body_constructs.keyed.SORTED_ITEMS`): `transform` retries with ``seq`` written as
+    the list of its items, ``sorted([seq[0], seq[1], ...])``, which
+    `body_constructs.keyed.keyed_extrema` writes out as the comparisons CPython's sort makes
+    (`body_constructs.keyed.sorted_of_items`)."""
 
     def __init__(self, message, node=None, suggestion="", *, length: int):
         super().__init__(message, node, suggestion)

@@ -29,6 +29,7 @@ from ..abstract import (
     MIXED_PARTS,
     RETURNED_AS_IS,
     UNKNOWN,
+    UNPACKED_AT_ONCE,
     TupleValue,
     Value,
     batched_like,
@@ -448,9 +449,14 @@ class Analysis(Expressions, Calls, Aliasing):
         if type(small) is cst.Assign:
             token = ASSIGNED_AS_IS.set(frozenset((small.value,)) if all(
                 type(t.target) is cst.Name for t in small.targets) else frozenset())
+            whole = small.targets[0].target if len(small.targets) == 1 else None
+            at_once = UNPACKED_AT_ONCE.set((small.value, len(whole.elements)) if type(
+                whole) in (cst.Tuple, cst.List) and type(small.value) is cst.Call and all(
+                    type(e) is cst.Element for e in whole.elements) else None)
             try:
                 value = self.expr(small.value, env)
             finally:
+                UNPACKED_AT_ONCE.reset(at_once)
                 ASSIGNED_AS_IS.reset(token)
             self._bind_scalar_reads(small)
             self._no_stale_view(small, value)

@@ -68,6 +68,25 @@ def keyed_extrema(tree: cst.FunctionDef, func) -> cst.FunctionDef:
     return rewrite(tree, _WriteOut(lines, taken))
 
 
+def sorted_of_items(tree: cst.FunctionDef, func, call: cst.Call, length: int):
+    """``sorted(seq, ...)`` (``call``, ``seq`` a name) as ``sorted([seq[0], ..., seq[length -
+    1]], ...)``, then written out by `keyed_extrema`: a name evaluated once per item is the
+    same sequence, and iterating a tuple or a 1-d array gives its items by index."""
+    seq = call.args[0].value
+    items = cst.List([cst.Element(cst.Subscript(cst.Name(seq.value), [cst.SubscriptElement(
+        cst.Index(cst.Integer(str(k))))])) for k in range(length)])
+
+    class Items(cst.CSTTransformer):
+        def leave_Call(self, original_node, updated_node):
+            if original_node is not call:
+                return updated_node
+            return updated_node.with_changes(args=[
+                updated_node.args[0].with_changes(value=items), *updated_node.args[1:]])
+
+    new = rewrite(tree, Items())
+    return keyed_extrema(new, func)
+
+
 def _sorted_parts(call: cst.Call, tables: dict):
     """(items, key or None, reverse) of ``sorted(seq)`` / ``sorted(seq, key=k)`` (and
     ``reverse=True`` / ``reverse=False`` written as such) of at most `SORTED_ITEMS` items
