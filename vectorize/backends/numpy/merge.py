@@ -392,61 +392,173 @@ def _row(c, dtype):
 
 
 # -------------------------------------------------- a batch of rows times a shared vector
-ROWS_DOT_MIN_BYTES = 1 << 25
-"""`rows_dot` computes by ``np.einsum`` where the rows have at least this many bytes (32 MiB:
-more than the last-level cache of the machine of docs/performance.md holds, so that they
-stream from memory; below, BLAS's ``@`` reads rows the cache holds faster: 1e4 rows of 64
-float64, 5 MB, ``@`` 95 µs and the einsum 184, one thread)."""
+ROWS_DOT_MIN_BYTES = 1 << 22
+"""`rows_dot` times the einsum against ``@`` on batches of rows of at least this many bytes
+(4 MiB); smaller ones are ``@`` (a sample of them would be timed in microseconds, as long as
+the timing itself)."""
 
-ROWS_DOT_WIDTHS = (32, 512)
-"""The row lengths (least, most) that `rows_dot` computes by ``np.einsum``. Measured on the
-2-core machine of docs/performance.md (OpenBLAS 0.3.31, Haswell kernels), 128 MB of float64
-rows streamed from memory, the einsum's time over ``@``'s: one BLAS thread, rows of 4 2.4x,
-8 1.3x, 16 1.1x, 32 0.94x, 64 0.36x, 128 0.52x, 512 0.98x, 2048 1.6x; two BLAS threads under
-load, 1.9, 1.2, 2.0, 0.86, 0.47, 0.38, 0.64, 1.1 (BLAS's matrix-vector kernel reads rows of
-64 and 128 float64 at half the rate of the others)."""
+ROWS_DOT_WIDTHS = (16, 4096)
+"""The row lengths (least, most) whose batches `rows_dot` times. Which form is faster is
+the machine's BLAS's, its caches', the load's: on the 2-core machine of docs/performance.md
+(OpenBLAS 0.3.31, Haswell kernels), 128 MB of float64 rows streamed from memory, the
+einsum's time over ``@``'s, one BLAS thread: rows of 16 1.1x, 32 0.94x, 64 0.36x, 128 0.52x,
+512 0.98x, 2048 1.6x; two BLAS threads under load 2.0, 0.86, 0.47, 0.38, 0.64, 1.1; 5 MB of
+rows the cache holds, ``@`` twice as fast as the einsum on an idle machine, 2.4 times slower
+on a loaded one (its threads wait for the cores). So it is measured (`_RowsChoice`), not
+fixed; shorter rows (the einsum 1.3x ``@`` on rows of 8, 2.4x on 4) are always ``@``."""
+
+ROWS_DOT_SAMPLE = 16
+"""A call that times the two forms computes one ``1 / ROWS_DOT_SAMPLE`` of its rows by each
+(a sample of the call's own rows, in its result: the one that loses costs at most that share
+of the call more, 1.4 / 16 of a call where it takes 2.4 times as long)."""
+
+ROWS_DOT_TRIALS = 3
+"""The first calls of each kind of batch (`_rows_key`) that time both forms (the choice is
+the smaller median of the last this many timings of each); then one in `ROWS_DOT_RESAMPLE`,
+as the load (BLAS's threads against the einsum's) changes, and each next one while the
+last timing disagrees with the choice."""
+
+ROWS_DOT_RESAMPLE = 32
 
 _EINSUM = np.einsum
+_MATMUL = np.matmul
+
+_rows_choices: dict = {}
+"""`_rows_key` -> `_RowsChoice`: what `rows_dot` measured, per process."""
+
+
+class _RowsChoice:
+    """The times per row of the two forms of `rows_dot` on one kind of batch (the last
+    `ROWS_DOT_TRIALS` of each), and the calls left before it times them again."""
+
+    __slots__ = ("matmul", "einsum", "left", "timed")
+
+    def __init__(self):
+        self.matmul, self.einsum, self.left, self.timed = [], [], 0, 0
+
+    def einsum_wins(self) -> bool:
+        """Whether the einsum's median time per row is below ``@``'s (False until both
+        were timed)."""
+        if not self.matmul or not self.einsum:
+            return False
+        return _middle(self.einsum) < _middle(self.matmul)
+
+    def add(self, times: list, seconds: float, rows: int) -> None:
+        times.append(seconds / rows)
+        del times[:-ROWS_DOT_TRIALS]
+
+
+def _middle(times: list) -> float:
+    ordered = sorted(times)
+    return ordered[len(ordered) // 2]
+
+
+def _rows_key(x):
+    """The kind of batch whose choice `rows_dot` keeps: dtype, row length, and size class
+    (the power of two of its bytes: whether the rows stream from memory or stay in the
+    caches)."""
+    return x.dtype.char, x.shape[1], x.nbytes.bit_length()
 
 
 def rows_dot(x, w):
     """``x @ w`` of a batch of rows ``x`` (a per-example vector each) and a shared vector
     ``w``: what ``x.dot(w)`` per example is over the batch. Where ``x`` is a C-contiguous
     float64 or float32 matrix of at least `ROWS_DOT_MIN_BYTES` whose rows have a length in
-    `ROWS_DOT_WIDTHS` and ``w`` a contiguous vector of its dtype, computed by
+    `ROWS_DOT_WIDTHS` and ``w`` a contiguous vector of its dtype, it may compute by
     ``np.einsum("ij,j->i", x, w)`` (the rows in pieces on the threads the load leaves, each
     piece's rows summed as in one call: `chunks.spare_threads`), which streams such rows
-    from memory up to twice as fast; every row is one sum in either case, in another order
+    from memory up to twice as fast on some machines and is twice as slow on others: which
+    form runs is measured on samples of the calls' own rows (`_RowsChoice`, `_timed_rows`),
+    per kind of batch (`_rows_key`). Every row is one sum in either case, in another order
     (as ``x.dot(w)`` per example sums in its own). ``np.einsum`` reports no floating-point
     error: where a value of the result is not finite (an overflow, ``inf * 0``, a NaN row),
     or where underflows are not ignored (``np.errstate``), the result is ``x @ w``, which
     warns or raises as NumPy's products do."""
     if type(x) is _NDARRAY and x.nbytes >= ROWS_DOT_MIN_BYTES and _einsum_fits(x, w):
-        out = _rows_einsum(x, w)
+        key = _rows_key(x)
+        choice = _rows_choices.get(key)
+        if choice is None:
+            if len(_rows_choices) >= MAX_PLACES:
+                _rows_choices.clear()
+            choice = _rows_choices[key] = _RowsChoice()
+        if choice.left <= 0:
+            out = _timed_rows(x, w, choice)
+        elif choice.einsum_wins():
+            choice.left -= 1
+            out = _rows_einsum(x, w)
+        else:
+            choice.left -= 1
+            return x @ w
         if np.isfinite(out).all():
             return out
     return x @ w
 
 
+def _timed_rows(x, w, choice):
+    """``x @ w`` in three parts: a sample of rows by each form, timed (`_RowsChoice`), the
+    rest by the form that was faster so far. The timed ``@`` reports no floating-point
+    error (`rows_dot` computes ``x @ w`` again where a value is not finite)."""
+    n = len(x)
+    step = max(1, n // ROWS_DOT_SAMPLE)
+    workers = _einsum_workers(n)
+    out = np.empty(n, x.dtype)
+    # (which form goes first alternates: the first may find the memory bus idler)
+    first_einsum = choice.timed % 2 == 1
+    choice.timed += 1
+    spans = ((0, step), (step, 2 * step))
+    for einsum, (start, stop) in zip((first_einsum, not first_einsum), spans):
+        rows = x[start:stop]
+        begin = _clock()
+        if einsum:
+            _rows_einsum(rows, w, out[start:stop], workers)
+        else:
+            with np.errstate(all="ignore"):
+                _MATMUL(rows, w, out=out[start:stop])
+        choice.add(choice.einsum if einsum else choice.matmul, _clock() - begin, stop - start)
+    if 2 * step < n:
+        if choice.einsum_wins():
+            _rows_einsum(x[2 * step:], w, out[2 * step:], workers)
+        else:
+            with np.errstate(all="ignore"):
+                _MATMUL(x[2 * step:], w, out=out[2 * step:])
+    # timed again on the next call during the trials, and while the last timing says
+    # otherwise than the medians (the costs changed: the medians follow within two calls)
+    settled = choice.timed >= ROWS_DOT_TRIALS and \
+        (choice.einsum[-1] < choice.matmul[-1]) == choice.einsum_wins()
+    choice.left = ROWS_DOT_RESAMPLE if settled else 0
+    return out
+
+
 def _einsum_fits(x, w) -> bool:
-    """`rows_dot` computes ``x @ w`` by the einsum (after its size check)."""
+    """`rows_dot` may compute ``x @ w`` by the einsum (after its size check)."""
     return type(w) is _NDARRAY and x.ndim == 2 and w.ndim == 1 and \
         ROWS_DOT_WIDTHS[0] <= x.shape[1] <= ROWS_DOT_WIDTHS[1] and \
         x.shape[1] == w.shape[0] and x.dtype in _ROW_DTYPES and w.dtype == x.dtype and \
         x.flags.c_contiguous and w.flags.c_contiguous and np.geterr()["under"] == "ignore"
 
 
-def _rows_einsum(x, w):
-    """``np.einsum("ij,j->i", x, w)``, in one piece of rows per thread that
-    `chunks.spare_threads` leaves (the einsum releases the GIL; each row is summed as in
-    one call)."""
+def _einsum_workers(n: int) -> int:
+    """The threads that `_rows_einsum` computes ``n`` rows on: one piece of rows per thread
+    that `chunks.spare_threads` leaves, each of at least `chunks.AUTO_MIN_LANES` rows."""
+    from ... import chunks
+
+    return min(chunks.spare_threads(), max(1, n // chunks.AUTO_MIN_LANES))
+
+
+def _rows_einsum(x, w, out=None, workers=None):
+    """``np.einsum("ij,j->i", x, w)`` (into ``out`` where given), in one piece of rows per
+    thread (``workers``, else `_einsum_workers`: the einsum releases the GIL; each row is
+    summed as in one call)."""
     from ... import chunks
 
     n = len(x)
-    workers = min(chunks.spare_threads(), max(1, n // chunks.AUTO_MIN_LANES))
-    if workers <= 1:
-        return _EINSUM("ij,j->i", x, w)
-    out = np.empty(n, x.dtype)
+    if workers is None:
+        workers = _einsum_workers(n)
+    if workers <= 1 or n < workers:
+        return _EINSUM("ij,j->i", x, w) if out is None else \
+            _EINSUM("ij,j->i", x, w, out=out)
+    if out is None:
+        out = np.empty(n, x.dtype)
     step = -(-n // workers)
 
     def piece(start: int) -> bool:
