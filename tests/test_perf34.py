@@ -99,6 +99,22 @@ def test_a_timed_call_computes_a_sample_by_each_form(clock):
     assert choice.einsum == [2.0] and choice.matmul == [1.0] and choice.left == 0
 
 
+@pytest.mark.parametrize("einsum_cost, einsum_rows", [(4.0, 10 // 4), (100.0, 1)])
+def test_the_slower_form_is_timed_on_fewer_rows(clock, einsum_cost, einsum_rows):
+    # its sample costs about what a sample of the faster form does (at most an eighth)
+    clock.cost["einsum"] = einsum_cost
+    x, w = _rows(n=160)
+    for _ in range(merge.ROWS_DOT_TRIALS):
+        merge.rows_dot(x, w)
+    choice = merge._rows_choices[merge._rows_key(x)]
+    choice.left = 0                     # (the next call times the forms again)
+    before = dict(clock.rows)
+    _close(merge.rows_dot(x, w), x, w)
+    assert clock.rows["einsum"] - before["einsum"] == einsum_rows
+    assert clock.rows["matmul"] - before["matmul"] == len(x) - einsum_rows
+    assert choice.left == merge.ROWS_DOT_RESAMPLE
+
+
 def test_the_choice_follows_a_change_of_costs(clock):
     # the load changes (BLAS's threads wait for the cores): the einsum becomes faster, and
     # is chosen within a resample and its trials

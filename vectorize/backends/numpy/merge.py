@@ -409,8 +409,8 @@ fixed; shorter rows (the einsum 1.3x ``@`` on rows of 8, 2.4x on 4) are always `
 
 ROWS_DOT_SAMPLE = 16
 """A call that times the two forms computes one ``1 / ROWS_DOT_SAMPLE`` of its rows by each
-(a sample of the call's own rows, in its result: the one that loses costs at most that share
-of the call more, 1.4 / 16 of a call where it takes 2.4 times as long)."""
+(a sample of the call's own rows, in its result), the one found slower before on fewer
+(`_sample_rows`): the exploration costs at most about that share of a call more."""
 
 ROWS_DOT_TRIALS = 3
 """The first calls of each kind of batch (`_rows_key`) that time both forms (the choice is
@@ -505,8 +505,9 @@ def _timed_rows(x, w, choice):
     # (which form goes first alternates: the first may find the memory bus idler)
     first_einsum = choice.timed % 2 == 1
     choice.timed += 1
-    spans = ((0, step), (step, 2 * step))
-    for einsum, (start, stop) in zip((first_einsum, not first_einsum), spans):
+    stop = 0
+    for einsum in (first_einsum, not first_einsum):
+        start, stop = stop, stop + _sample_rows(choice, einsum, step)
         rows = x[start:stop]
         begin = _clock()
         if einsum:
@@ -515,18 +516,32 @@ def _timed_rows(x, w, choice):
             with np.errstate(all="ignore"):
                 _MATMUL(rows, w, out=out[start:stop])
         choice.add(choice.einsum if einsum else choice.matmul, _clock() - begin, stop - start)
-    if 2 * step < n:
+    if stop < n:
         if choice.einsum_wins():
-            _rows_einsum(x[2 * step:], w, out[2 * step:], workers)
+            _rows_einsum(x[stop:], w, out[stop:], workers)
         else:
             with np.errstate(all="ignore"):
-                _MATMUL(x[2 * step:], w, out=out[2 * step:])
+                _MATMUL(x[stop:], w, out=out[stop:])
     # timed again on the next call during the trials, and while the last timing says
     # otherwise than the medians (the costs changed: the medians follow within two calls)
     settled = choice.timed >= ROWS_DOT_TRIALS and \
         (choice.einsum[-1] < choice.matmul[-1]) == choice.einsum_wins()
     choice.left = ROWS_DOT_RESAMPLE if settled else 0
     return out
+
+
+def _sample_rows(choice, einsum: bool, step: int) -> int:
+    """The rows of a timed call of `rows_dot` that the einsum (``einsum``) or ``@``
+    computes: ``step`` (`ROWS_DOT_SAMPLE`), less for the form the last timings found slower,
+    by as much as it was slower (down to an eighth): its sample then costs at most about
+    what ``step`` rows of the other form take (``@`` on a loaded machine took ten times as
+    long as the einsum)."""
+    mine, other = (choice.einsum, choice.matmul) if einsum else (choice.matmul, choice.einsum)
+    if mine and other:
+        slower = _middle(mine) / max(_middle(other), 1e-300)
+        if slower > 1.0:
+            return max(1, int(step / min(slower, 8.0)))
+    return step
 
 
 def _einsum_fits(x, w) -> bool:
