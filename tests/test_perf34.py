@@ -95,7 +95,7 @@ def test_a_timed_call_computes_a_sample_by_each_form(clock):
     step = len(x) // merge.ROWS_DOT_SAMPLE
     # the einsum: its sample alone (it lost); @: its sample and the rest
     assert clock.rows == {"einsum": step, "matmul": len(x) - step}
-    choice = merge._rows_choices[merge._rows_key(x)]
+    choice = merge._rows_choices[merge._rows_key(x, 1)]
     assert choice.einsum == [2.0] and choice.matmul == [1.0] and choice.left == 0
 
 
@@ -106,7 +106,7 @@ def test_the_slower_form_is_timed_on_fewer_rows(clock, einsum_cost, einsum_rows)
     x, w = _rows(n=160)
     for _ in range(merge.ROWS_DOT_TRIALS):
         merge.rows_dot(x, w)
-    choice = merge._rows_choices[merge._rows_key(x)]
+    choice = merge._rows_choices[merge._rows_key(x, 1)]
     choice.left = 0                     # (the next call times the forms again)
     before = dict(clock.rows)
     _close(merge.rows_dot(x, w), x, w)
@@ -122,7 +122,7 @@ def test_the_choice_follows_a_change_of_costs(clock):
     x, w = _rows()
     for _ in range(merge.ROWS_DOT_TRIALS + 3):
         merge.rows_dot(x, w)
-    choice = merge._rows_choices[merge._rows_key(x)]
+    choice = merge._rows_choices[merge._rows_key(x, 1)]
     assert not choice.einsum_wins()
     clock.cost["einsum"] = 0.25
     for _ in range(merge.ROWS_DOT_RESAMPLE + merge.ROWS_DOT_TRIALS + 2):
@@ -139,14 +139,14 @@ def test_kinds_of_batches_are_measured_apart(clock):
     for _ in range(merge.ROWS_DOT_TRIALS):
         merge.rows_dot(x, w)
     y, v = _rows(n=2000, k=32)          # another size class: timed afresh
-    assert merge._rows_key(y) != merge._rows_key(x)
+    assert merge._rows_key(y, 1) != merge._rows_key(x, 1)
     before = clock.calls["matmul"]
     merge.rows_dot(y, v)
     assert clock.calls["matmul"] == before + 1     # (its sample)
     z, u = _rows(k=48)                  # another row length
-    assert merge._rows_key(z) not in merge._rows_choices
+    assert merge._rows_key(z, 1) not in merge._rows_choices
     _close(merge.rows_dot(z, u), z, u)
-    assert merge._rows_key(z) in merge._rows_choices
+    assert merge._rows_key(z, 1) in merge._rows_choices
 
 
 @pytest.mark.parametrize("n", [1, 2, 15, 16, 17, 33])
@@ -200,3 +200,18 @@ def test_vmap_same_as_loop(clock, einsum_cost, n):
         assert got.dtype == expected.dtype and got.shape == expected.shape
         np.testing.assert_allclose(got, expected, rtol=1e-12, atol=1e-12)
     assert "merge.rows_dot(x, w)" in f.source(x, w)
+
+
+def test_the_threads_of_the_einsum_are_part_of_the_kind(clock, monkeypatch):
+    # under load the einsum runs on fewer threads (`chunks.spare_threads`): its time per row
+    # is another, measured apart
+    clock.cost["einsum"] = 0.5
+    x, w = _rows()
+    for _ in range(merge.ROWS_DOT_TRIALS):
+        merge.rows_dot(x, w)
+    assert merge._rows_choices[merge._rows_key(x, 1)].einsum_wins()
+    monkeypatch.setattr(merge, "_einsum_workers", lambda n: 2)
+    before = clock.calls["matmul"]
+    _close(merge.rows_dot(x, w), x, w)
+    assert clock.calls["matmul"] == before + 1     # (timed afresh: its sample)
+    assert merge._rows_key(x, 2) in merge._rows_choices

@@ -453,11 +453,11 @@ def _middle(times: list) -> float:
     return ordered[len(ordered) // 2]
 
 
-def _rows_key(x):
-    """The kind of batch whose choice `rows_dot` keeps: dtype, row length, and size class
-    (the power of two of its bytes: whether the rows stream from memory or stay in the
-    caches)."""
-    return x.dtype.char, x.shape[1], x.nbytes.bit_length()
+def _rows_key(x, workers: int):
+    """The kind of batch whose choice `rows_dot` keeps: dtype, row length, size class (the
+    power of two of its bytes: whether the rows stream from memory or stay in the caches),
+    and the threads the einsum would run on (`_einsum_workers`: fewer under load)."""
+    return x.dtype.char, x.shape[1], x.nbytes.bit_length(), workers
 
 
 def rows_dot(x, w):
@@ -475,17 +475,18 @@ def rows_dot(x, w):
     or where underflows are not ignored (``np.errstate``), the result is ``x @ w``, which
     warns or raises as NumPy's products do."""
     if type(x) is _NDARRAY and x.nbytes >= ROWS_DOT_MIN_BYTES and _einsum_fits(x, w):
-        key = _rows_key(x)
+        workers = _einsum_workers(len(x))
+        key = _rows_key(x, workers)
         choice = _rows_choices.get(key)
         if choice is None:
             if len(_rows_choices) >= MAX_PLACES:
                 _rows_choices.clear()
             choice = _rows_choices[key] = _RowsChoice()
         if choice.left <= 0:
-            out = _timed_rows(x, w, choice)
+            out = _timed_rows(x, w, choice, workers)
         elif choice.einsum_wins():
             choice.left -= 1
-            out = _rows_einsum(x, w)
+            out = _rows_einsum(x, w, None, workers)
         else:
             choice.left -= 1
             return x @ w
@@ -494,13 +495,12 @@ def rows_dot(x, w):
     return x @ w
 
 
-def _timed_rows(x, w, choice):
+def _timed_rows(x, w, choice, workers: int):
     """``x @ w`` in three parts: a sample of rows by each form, timed (`_RowsChoice`), the
     rest by the form that was faster so far. The timed ``@`` reports no floating-point
     error (`rows_dot` computes ``x @ w`` again where a value is not finite)."""
     n = len(x)
     step = max(1, n // ROWS_DOT_SAMPLE)
-    workers = _einsum_workers(n)
     out = np.empty(n, x.dtype)
     # (which form goes first alternates: the first may find the memory bus idler)
     first_einsum = choice.timed % 2 == 1
