@@ -56,8 +56,12 @@ def measure(work, n: int, rounds: int) -> dict:
     settle(calls["default"], default, n)
     settle(calls["1 thread"], single, n)
     times = {k: [] for k in calls}
-    for _ in range(rounds):
-        for name, call in calls.items():
+    names = list(calls)
+    for r in range(rounds):
+        # (the order turns each round: a call right after hand-written NumPy's may wait for
+        # BLAS's threads, which spin a while after a product)
+        for name in names[r % 3:] + names[:r % 3]:
+            call = calls[name]
             start = time.perf_counter()
             call()
             times[name].append(time.perf_counter() - start)

@@ -12,7 +12,7 @@ import math
 import numpy as np
 import pytest
 
-from vectorize import vmap
+from vectorize import chunks, vectorize, vmap
 from vectorize.backends.numpy import merge
 
 
@@ -215,3 +215,99 @@ def test_the_threads_of_the_einsum_are_part_of_the_kind(clock, monkeypatch):
     _close(merge.rows_dot(x, w), x, w)
     assert clock.calls["matmul"] == before + 1     # (timed afresh: its sample)
     assert merge._rows_key(x, 2) in merge._rows_choices
+
+
+# ------------------------------------------ `chunks.run`: what timing the ways again costs
+class ChunksClock:
+    """`chunks`' clock (its ``time`` module), moved only by the generated function: one
+    whole call costs ``whole``, a chunk its share of ``chunked``, times ``load``."""
+
+    def __init__(self, whole: float, chunked: float):
+        self.now, self.whole, self.chunked, self.load = 0.0, whole, chunked, 1.0
+        self.sizes = []
+
+    def perf_counter(self) -> float:
+        return self.now
+
+
+def double_plus_one(x):
+    return 2.0 * x + 1.0
+
+
+@pytest.fixture
+def ways(monkeypatch):
+    """A batch of several chunks, its specialization's calls on a fake clock, on one thread
+    (`spare_threads`, which the test changes), every way timed from the first call."""
+    fake = ChunksClock(whole=1.0, chunked=1.0)
+    monkeypatch.setattr(chunks, "time", fake)
+    monkeypatch.setattr(chunks, "EXPLORE_SHARE", 0.0)
+    monkeypatch.setattr(chunks, "PRUNE", 2.0)
+    spare = [1]
+    monkeypatch.setattr(chunks, "spare_threads", lambda: spare[0])
+    monkeypatch.setattr(chunks, "num_threads", lambda: spare[0])
+    x = np.linspace(-5, 5, 20 * chunks.AUTO_MIN_LANES)
+    vf = vectorize(double_plus_one, fallback="error")
+    vf(x[:10])
+    (entry,) = vf._specs._entries.values()
+    spec, tuning = entry.spec, entry.tuning
+    tuning.build_compacted = None
+    function = spec.function
+
+    def timed(v):
+        fake.sizes.append(v.size)
+        share = v.size / x.size
+        fake.now += fake.load * (fake.whole if v.size == x.size else fake.chunked * share)
+        return function(v)
+    spec.function = timed
+    expected = 2.0 * x + 1.0
+
+    def call():
+        got = vf(x)
+        assert got.dtype == expected.dtype and np.array_equal(got, expected)
+    return fake, call, tuning, x.size.bit_length(), x.size, spare
+
+
+def test_a_whole_call_much_slower_than_chunks_is_timed_no_more(ways):
+    # (one whole call was kept as the reference, timed TRIALS times however slow: on the
+    # piecewise at 1e6 on a loaded machine, three to nine times a call in chunks)
+    fake, call, tuning, bucket, size, _ = ways
+    fake.whole = 5.0
+    for _ in range(2 * 3):
+        call()
+    assert tuning.chunking[bucket] == 1
+    assert fake.sizes.count(size) == 1
+
+
+def test_faster_calls_time_the_ways_again_only_for_spare_threads(ways):
+    fake, call, tuning, bucket, size, spare = ways
+    fake.whole = 3.0
+    for _ in range(4 * chunks.TRIALS):
+        call()
+    assert tuning.chunking[bucket] == 1
+    # the load that slowed every way leaves: faster calls, no thread more spare, nothing
+    # timed again; the faster time is the decided one from now on
+    fake.load = 0.25
+    whole_calls = fake.sizes.count(size)
+    for _ in range(2 * chunks.RECENT):
+        call()
+        assert tuning.chunking[bucket] == 1
+    assert fake.sizes.count(size) == whole_calls
+    assert tuning.steady[bucket][0] == pytest.approx(0.25)
+    # ... and a slowdown from there is a drift
+    fake.load = 1.0
+    for _ in range(2 * chunks.RECENT):
+        call()
+        if bucket not in tuning.chunking:
+            break
+    assert bucket not in tuning.chunking
+    for _ in range(4 * chunks.TRIALS):
+        call()
+    assert tuning.chunking[bucket] == 1
+    # faster calls with a thread more spare: the ways are timed again (threads among them)
+    spare[0] = 2
+    fake.load = 0.25
+    for _ in range(2 * chunks.RECENT):
+        call()
+        if type(tuning.chunking.get(bucket)) is not int:
+            break
+    assert type(tuning.chunking.get(bucket)) is not int
