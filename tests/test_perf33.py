@@ -23,7 +23,7 @@ class _EinsumChosen(dict):
 
     def get(self, key, default=None):
         choice = merge._RowsChoice()
-        choice.einsum, choice.matmul, choice.left = [0.0], [1.0], 1 << 30
+        choice.einsum, choice.matmul, choice.left, choice.wins = [0.0], [1.0], 1 << 30, True
         return choice
 
 

@@ -210,6 +210,7 @@ def test_the_threads_of_the_einsum_are_part_of_the_kind(clock, monkeypatch):
     for _ in range(merge.ROWS_DOT_TRIALS):
         merge.rows_dot(x, w)
     assert merge._rows_choices[merge._rows_key(x, 1)].einsum_wins()
+    monkeypatch.setattr(chunks, "AUTO_MIN_LANES", 4)        # (rows for two pieces)
     monkeypatch.setattr(merge, "_einsum_workers", lambda n: 2)
     before = clock.calls["matmul"]
     _close(merge.rows_dot(x, w), x, w)

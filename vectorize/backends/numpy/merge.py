@@ -429,23 +429,24 @@ _rows_choices: dict = {}
 
 class _RowsChoice:
     """The times per row of the two forms of `rows_dot` on one kind of batch (the last
-    `ROWS_DOT_TRIALS` of each), and the calls left before it times them again."""
+    `ROWS_DOT_TRIALS` of each), whether the einsum's median is the smaller (``wins``), and
+    the calls left before it times them again."""
 
-    __slots__ = ("matmul", "einsum", "left", "timed")
+    __slots__ = ("matmul", "einsum", "left", "timed", "wins")
 
     def __init__(self):
-        self.matmul, self.einsum, self.left, self.timed = [], [], 0, 0
+        self.matmul, self.einsum, self.left, self.timed, self.wins = [], [], 0, 0, False
 
     def einsum_wins(self) -> bool:
         """Whether the einsum's median time per row is below ``@``'s (False until both
         were timed)."""
-        if not self.matmul or not self.einsum:
-            return False
-        return _middle(self.einsum) < _middle(self.matmul)
+        return self.wins
 
     def add(self, times: list, seconds: float, rows: int) -> None:
         times.append(seconds / rows)
         del times[:-ROWS_DOT_TRIALS]
+        self.wins = bool(self.matmul and self.einsum and
+                         _middle(self.einsum) < _middle(self.matmul))
 
 
 def _middle(times: list) -> float:
@@ -474,24 +475,27 @@ def rows_dot(x, w):
     error: where a value of the result is not finite (an overflow, ``inf * 0``, a NaN row),
     or where underflows are not ignored (``np.errstate``), the result is ``x @ w``, which
     warns or raises as NumPy's products do."""
-    if type(x) is _NDARRAY and x.nbytes >= ROWS_DOT_MIN_BYTES and _einsum_fits(x, w):
-        workers = _einsum_workers(len(x))
-        key = _rows_key(x, workers)
+    if type(x) is _NDARRAY and x.nbytes >= ROWS_DOT_MIN_BYTES and x.ndim == 2:
+        pieces = len(x) // (_CHUNKS[0] if _CHUNKS else _chunks()).AUTO_MIN_LANES
+        workers = 1 if pieces < 2 else _einsum_workers(len(x))
+        # (`_rows_key`, inline)
+        key = (x.dtype.char, x.shape[1], x.nbytes.bit_length(), workers)
         choice = _rows_choices.get(key)
-        if choice is None:
-            if len(_rows_choices) >= MAX_PLACES:
-                _rows_choices.clear()
-            choice = _rows_choices[key] = _RowsChoice()
-        if choice.left <= 0:
-            out = _timed_rows(x, w, choice, workers)
-        elif choice.einsum_wins():
-            choice.left -= 1
-            out = _rows_einsum(x, w, None, workers)
-        else:
-            choice.left -= 1
+        if choice is not None and choice.left > 0 and not choice.wins:
+            choice.left -= 1        # (``@`` decided: nothing more to check)
             return x @ w
-        if np.isfinite(out).all():
-            return out
+        if _einsum_fits(x, w):
+            if choice is None:
+                if len(_rows_choices) >= MAX_PLACES:
+                    _rows_choices.clear()
+                choice = _rows_choices[key] = _RowsChoice()
+            if choice.left <= 0:
+                out = _timed_rows(x, w, choice, workers)
+            else:
+                choice.left -= 1
+                out = _rows_einsum(x, w, None, workers)
+            if np.isfinite(out).all():
+                return out
     return x @ w
 
 
@@ -554,18 +558,31 @@ def _einsum_fits(x, w) -> bool:
 
 def _einsum_workers(n: int) -> int:
     """The threads that `_rows_einsum` computes ``n`` rows on: one piece of rows per thread
-    that `chunks.spare_threads` leaves, each of at least `chunks.AUTO_MIN_LANES` rows."""
-    from ... import chunks
+    that `chunks.spare_threads` leaves, each of at least `chunks.AUTO_MIN_LANES` rows (asked
+    of the load only where there are rows for two: it costs a system call, on every call of
+    `rows_dot`)."""
+    chunks = _chunks()
+    pieces = n // chunks.AUTO_MIN_LANES
+    return 1 if pieces < 2 else min(chunks.spare_threads(), pieces)
 
-    return min(chunks.spare_threads(), max(1, n // chunks.AUTO_MIN_LANES))
+
+_CHUNKS: list = []
+
+
+def _chunks():
+    """`vectorize.chunks` (imported on first use: an import statement in a function costs
+    a microsecond on every call)."""
+    if not _CHUNKS:
+        from ... import chunks
+        _CHUNKS.append(chunks)
+    return _CHUNKS[0]
 
 
 def _rows_einsum(x, w, out=None, workers=None):
     """``np.einsum("ij,j->i", x, w)`` (into ``out`` where given), in one piece of rows per
     thread (``workers``, else `_einsum_workers`: the einsum releases the GIL; each row is
     summed as in one call)."""
-    from ... import chunks
-
+    chunks = _chunks()
     n = len(x)
     if workers is None:
         workers = _einsum_workers(n)
