@@ -41,6 +41,7 @@ def clock(monkeypatch):
     the choices."""
     fake = FakeClock(einsum=1.0, matmul=1.0)
     monkeypatch.setattr(merge, "ROWS_DOT_MIN_BYTES", 0)
+    monkeypatch.setattr(merge, "ROWS_DOT_SAMPLE_BYTES", 0)
     monkeypatch.setattr(merge, "_rows_choices", {})
     monkeypatch.setattr(merge, "_clock", fake)
     monkeypatch.setattr(merge, "_einsum_workers", lambda n: 1)
@@ -97,6 +98,33 @@ def test_a_timed_call_computes_a_sample_by_each_form(clock):
     assert clock.rows == {"einsum": step, "matmul": len(x) - step}
     choice = merge._rows_choices[merge._rows_key(x, 1)]
     assert choice.einsum == [2.0] and choice.matmul == [1.0] and choice.left == 0
+
+
+@pytest.mark.parametrize("sample_bytes, rows", [(0, 10), (1 << 20, 40), (64 * 8 * 20, 20)])
+def test_samples_have_bytes_enough_and_at_most_a_quarter(clock, monkeypatch, sample_bytes,
+                                                          rows):
+    # (a sample of a few microseconds is timed as long as the calls around it)
+    monkeypatch.setattr(merge, "ROWS_DOT_SAMPLE_BYTES", sample_bytes)
+    x, w = _rows(n=160, k=64)
+    _close(merge.rows_dot(x, w), x, w)
+    assert clock.rows["einsum"] == rows and clock.calls["einsum"] == 1
+
+
+@pytest.mark.parametrize("cost, timed_again", [(0.9, False), (0.5, True)])
+def test_a_noisy_timing_within_the_margin_is_not_timed_again(clock, cost, timed_again):
+    # a timing that finds the einsum faster than the chosen @ by less than the margin (0.9
+    # against 1.0) leaves the choice for `ROWS_DOT_RESAMPLE` calls; by more (0.5), the next
+    # call times the forms again
+    clock.cost["einsum"] = 2.0
+    x, w = _rows()
+    for _ in range(merge.ROWS_DOT_TRIALS):
+        merge.rows_dot(x, w)
+    choice = merge._rows_choices[merge._rows_key(x, 1)]
+    choice.left = 0
+    clock.cost["einsum"] = cost
+    _close(merge.rows_dot(x, w), x, w)
+    assert not choice.wins
+    assert choice.left == (0 if timed_again else merge.ROWS_DOT_RESAMPLE)
 
 
 @pytest.mark.parametrize("einsum_cost, einsum_rows", [(4.0, 10 // 4), (100.0, 1)])

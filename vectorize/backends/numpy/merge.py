@@ -412,6 +412,14 @@ ROWS_DOT_SAMPLE = 16
 (a sample of the call's own rows, in its result), the one found slower before on fewer
 (`_sample_rows`): the exploration costs at most about that share of a call more."""
 
+ROWS_DOT_SAMPLE_BYTES = 1 << 20
+"""... and at least this many bytes of rows (a sample of fewer is timed in a few
+microseconds, as long as the calls around it: its time per row would be theirs)."""
+
+ROWS_DOT_MARGIN = 1.25
+"""A timing that finds the form not chosen faster by more than this factor has the next call
+timed again (`ROWS_DOT_TRIALS`)."""
+
 ROWS_DOT_TRIALS = 3
 """The first calls of each kind of batch (`_rows_key`) that time both forms (the choice is
 the smaller median of the last this many timings of each); then one in `ROWS_DOT_RESAMPLE`,
@@ -504,32 +512,41 @@ def _timed_rows(x, w, choice, workers: int):
     rest by the form that was faster so far. The timed ``@`` reports no floating-point
     error (`rows_dot` computes ``x @ w`` again where a value is not finite)."""
     n = len(x)
-    step = max(1, n // ROWS_DOT_SAMPLE)
+    # (at least `ROWS_DOT_SAMPLE_BYTES` of rows, at most a quarter of them, each)
+    step = max(1, min(n // 4, max(n // ROWS_DOT_SAMPLE,
+                                  ROWS_DOT_SAMPLE_BYTES // max(1, x.strides[0]))))
     out = np.empty(n, x.dtype)
     # (which form goes first alternates: the first may find the memory bus idler)
     first_einsum = choice.timed % 2 == 1
     choice.timed += 1
     stop = 0
-    for einsum in (first_einsum, not first_einsum):
-        start, stop = stop, stop + _sample_rows(choice, einsum, step)
-        rows = x[start:stop]
-        begin = _clock()
-        if einsum:
-            _rows_einsum(rows, w, out[start:stop], workers)
-        else:
-            with np.errstate(all="ignore"):
+    with np.errstate(all="ignore"):     # (outside the timings: microseconds to set)
+        for einsum in (first_einsum, not first_einsum):
+            start, stop = stop, stop + _sample_rows(choice, einsum, step)
+            rows = x[start:stop]
+            if not len(rows):       # (a batch of one row, or none)
+                continue
+            begin = _clock()
+            if einsum:
+                _rows_einsum(rows, w, out[start:stop], workers)
+            else:
                 _MATMUL(rows, w, out=out[start:stop])
-        choice.add(choice.einsum if einsum else choice.matmul, _clock() - begin, stop - start)
-    if stop < n:
-        if choice.einsum_wins():
-            _rows_einsum(x[stop:], w, out[stop:], workers)
-        else:
-            with np.errstate(all="ignore"):
+            choice.add(choice.einsum if einsum else choice.matmul, _clock() - begin,
+                       len(rows))
+        if stop < n:
+            if choice.wins:
+                _rows_einsum(x[stop:], w, out[stop:], workers)
+            else:
                 _MATMUL(x[stop:], w, out=out[stop:])
     # timed again on the next call during the trials, and while the last timing says
-    # otherwise than the medians (the costs changed: the medians follow within two calls)
-    settled = choice.timed >= ROWS_DOT_TRIALS and \
-        (choice.einsum[-1] < choice.matmul[-1]) == choice.einsum_wins()
+    # otherwise than the medians by more than `ROWS_DOT_MARGIN` (the costs changed: the
+    # medians follow within two calls)
+    if not choice.einsum or not choice.matmul:
+        return out
+    last_einsum, last_matmul = choice.einsum[-1], choice.matmul[-1]
+    disagrees = last_matmul * ROWS_DOT_MARGIN < last_einsum if choice.wins else \
+        last_einsum * ROWS_DOT_MARGIN < last_matmul
+    settled = choice.timed >= ROWS_DOT_TRIALS and not disagrees
     choice.left = ROWS_DOT_RESAMPLE if settled else 0
     return out
 
