@@ -191,8 +191,9 @@ class Tuning:
       specialization itself took);
     - ``spent``: batch-size class -> seconds its calls have taken so far;
     - ``steady``: batch-size class -> (the median time of the way decided, the times of
-      the calls since, `RECENT` at most, and where the way decided is threads the median
-      time of the fastest way on the calling thread alone, else None) (`_watch`);
+      the calls since, `RECENT` at most, where the way decided is threads the median
+      time of the fastest way on the calling thread alone, else None, and the threads
+      spare when the ways were timed, None where they were not) (`_watch`);
     - ``compared``: the batch-size classes whose calls have timed the compacted form;
     - ``timed``: the batch-size classes whose calls have timed the ways (chunks, threads);
     - ``untimed``: batch-size class -> the ways other than one whole call that it has not
@@ -295,7 +296,8 @@ DRIFT = 1.5
 """Once a way is decided, the calls are still timed (a clock read costs well under a
 microsecond; these calls take tens at least): where their median drifts this factor
 away from the decided median (another process took the cores, or left them), the ways are
-timed again, so that threads back off under load and come back after it."""
+timed again, so that threads back off under load and come back after it (calls that became
+faster are timed again only where more threads are spare than when the ways were timed)."""
 
 
 def run(spec, tuning: Tuning, args, batched, size: int, chunk_size, call):
@@ -383,13 +385,14 @@ def run(spec, tuning: Tuning, args, batched, size: int, chunk_size, call):
         return call(spec.function, args)
     choice[key].append(elapsed)
     tuning.spent[bucket] = tuning.spent.get(bucket, 0.0) + elapsed
-    others = [_median(times) for c, times in choice.items() if times and c != key]
-    if key != (0, 0) and others and _median(choice[key]) > PRUNE * min(others):
+    medians = {c: _median(times) for c, times in choice.items() if times}
+    fastest = min(medians.values())
+    if any(m > PRUNE * fastest for m in medians.values()):
         # a way this much slower than another cannot win: timing it again would only cost
-        # (threads on a loaded machine: ten times one call); one whole call of the select
-        # form, the reference, stays; a new dict, as above
+        # (threads on a loaded machine: ten times one call; one whole call of the piecewise
+        # at 1e6 on a loaded machine, three to nine times chunks); a new dict, as above
         choice = tuning.chunking[bucket] = {c: times for c, times in choice.items()
-                                            if c != key}
+                                            if medians.get(c, 0.0) <= PRUNE * fastest}
     if all(len(times) >= TRIALS for times in choice.values()):
         best_variant, best_way = min(choice, key=lambda c: _median(choice[c]))
         if best_variant and compacted(tuning):    # (another thread may have dropped it)
@@ -398,7 +401,8 @@ def run(spec, tuning: Tuning, args, batched, size: int, chunk_size, call):
             tuning.variants.pop(bucket, None)
         alone = [_median(times) for (_, way), times in choice.items() if way <= 1 and times]
         tuning.steady[bucket] = (_median(choice[best_variant, best_way]), [],
-                                 min(alone) if best_way > 1 and alone else None)
+                                 min(alone) if best_way > 1 and alone else None,
+                                 spare_threads() if spec.parallel else MAX_THREADS)
         tuning.chunking[bucket] = best_way
         if tuning.persist is not None:
             try:
@@ -418,7 +422,7 @@ def _watch(tuning: Tuning, bucket: int, elapsed: float) -> None:
     tuning.spent[bucket] = tuning.spent.get(bucket, 0.0) + elapsed
     steady = tuning.steady.get(bucket)
     if steady is None:
-        steady = tuning.steady[bucket] = (elapsed, [], None)
+        steady = tuning.steady[bucket] = (elapsed, [], None, None)
     recent = steady[1]
     recent.append(elapsed)
     drift = False
@@ -428,6 +432,14 @@ def _watch(tuning: Tuning, bucket: int, elapsed: float) -> None:
         # took when they were timed, though less than `DRIFT` times their own time then)
         drift = not steady[0] / DRIFT <= now <= steady[0] * DRIFT or \
             steady[2] is not None and now > steady[2] * LOSE
+        if drift and now < steady[0] and steady[3] is not None and \
+                spare_threads() <= steady[3]:
+            # faster calls, and no more threads spare than when the ways were timed (the
+            # load that slowed every way left, or came and went): no way is new to time,
+            # and timing them again would cost the trials of the slower ones; the calls'
+            # time is the decided one from now on (a later slowdown drifts from it)
+            drift = False
+            tuning.steady[bucket] = (now, recent, steady[2], steady[3])
         recent.clear()
     ways = bucket in tuning.untimed and _ways_affordable(tuning, bucket,
                                                          tuning.untimed[bucket])
@@ -452,7 +464,7 @@ little and vary from call to call are not timed again on every few calls)."""
 
 PRUNE = 2.0
 """While the ways are timed, one whose median is this factor above another's is not timed
-again (one whole call of the select form always is)."""
+again (one whole call too)."""
 
 
 def settled(tuning: Tuning, size: int) -> bool:

@@ -7,8 +7,8 @@ letter in front, which the output keeps. An unbatched operand (a shared weight m
 never broadcast or copied. A product of vectors and matrices that is one matrix product
 over the batch (a batch of rows times a shared vector or matrix, maybe transposed) is written
 ``x @ w`` / ``x @ w.T``, one BLAS call as hand-written NumPy has it (a batch of rows times a
-shared vector: ``merge.rows_dot(x, w)``, which computes long batches of rows that stream from
-memory by an einsum where that is faster, `merge.ROWS_DOT_WIDTHS`); any other einsum whose
+shared vector: ``merge.rows_dot(x, w)``, which computes large batches of rows by an einsum
+where that was timed faster on samples of them, `merge.ROWS_DOT_WIDTHS`); any other einsum whose
 operands both keep free axes around a contracted one is asked to plan its path
 (``optimize=True``), which hands the work to BLAS.
 """
@@ -151,8 +151,8 @@ def register(reg: Registry) -> None:
     add(np.dot, "linalg.dot",
         "`np.dot(a, b)` / `a.dot(b)` on per-example arrays: one einsum over the per-example "
         "axes, or `@` where that is one matrix product over the batch (a batch of rows times "
-        "a shared vector: `merge.rows_dot`, which is `@`, or an einsum where long batches of "
-        "rows stream from memory faster through it); a shared (unbatched) operand is used "
+        "a shared vector: `merge.rows_dot`, which is `@`, or an einsum where that was timed "
+        "faster on samples of large batches of rows); a shared (unbatched) operand is used "
         "as it is.",
         "s = np.dot(v, w)", "s = merge.rows_dot(v, w)", _dot, method="dot")
     matmul = add(np.matmul, "linalg.matmul",

@@ -392,61 +392,223 @@ def _row(c, dtype):
 
 
 # -------------------------------------------------- a batch of rows times a shared vector
-ROWS_DOT_MIN_BYTES = 1 << 25
-"""`rows_dot` computes by ``np.einsum`` where the rows have at least this many bytes (32 MiB:
-more than the last-level cache of the machine of docs/performance.md holds, so that they
-stream from memory; below, BLAS's ``@`` reads rows the cache holds faster: 1e4 rows of 64
-float64, 5 MB, ``@`` 95 µs and the einsum 184, one thread)."""
+ROWS_DOT_MIN_BYTES = 1 << 24
+"""`rows_dot` times the einsum against ``@`` on batches of rows of at least this many bytes
+(16 MiB); smaller ones are ``@``: keeping the choice costs a microsecond or two a call (the
+checks of the kind of batch, in an interpreter whose data the rows flushed from the caches;
+measured: 2 µs on 5 MB of rows, 2% of ``@`` on one thread)."""
 
-ROWS_DOT_WIDTHS = (32, 512)
-"""The row lengths (least, most) that `rows_dot` computes by ``np.einsum``. Measured on the
-2-core machine of docs/performance.md (OpenBLAS 0.3.31, Haswell kernels), 128 MB of float64
-rows streamed from memory, the einsum's time over ``@``'s: one BLAS thread, rows of 4 2.4x,
-8 1.3x, 16 1.1x, 32 0.94x, 64 0.36x, 128 0.52x, 512 0.98x, 2048 1.6x; two BLAS threads under
-load, 1.9, 1.2, 2.0, 0.86, 0.47, 0.38, 0.64, 1.1 (BLAS's matrix-vector kernel reads rows of
-64 and 128 float64 at half the rate of the others)."""
+ROWS_DOT_WIDTHS = (16, 4096)
+"""The row lengths (least, most) whose batches `rows_dot` times. Which form is faster is
+the machine's BLAS's, its caches', the load's: on the 2-core machine of docs/performance.md
+(OpenBLAS 0.3.31, Haswell kernels), 128 MB of float64 rows streamed from memory, the
+einsum's time over ``@``'s, one BLAS thread: rows of 16 1.1x, 32 0.94x, 64 0.36x, 128 0.52x,
+512 0.98x, 2048 1.6x; two BLAS threads under load 2.0, 0.86, 0.47, 0.38, 0.64, 1.1; 5 MB of
+rows the cache holds, ``@`` twice as fast as the einsum on an idle machine, 2.4 times slower
+on a loaded one (its threads wait for the cores). So it is measured (`_RowsChoice`), not
+fixed; shorter rows (the einsum 1.3x ``@`` on rows of 8, 2.4x on 4) are always ``@``."""
+
+ROWS_DOT_SAMPLE = 16
+"""A call that times the two forms computes one ``1 / ROWS_DOT_SAMPLE`` of its rows by each
+(a sample of the call's own rows, in its result), the one found slower before on fewer
+(`_sample_rows`): the exploration costs at most about that share of a call more."""
+
+ROWS_DOT_SAMPLE_BYTES = 1 << 20
+"""... and at least this many bytes of rows (a sample of fewer is timed in a few
+microseconds, as long as the calls around it: its time per row would be theirs)."""
+
+ROWS_DOT_MARGIN = 1.25
+"""A timing that finds the form not chosen faster by more than this factor has the next call
+timed again (`ROWS_DOT_TRIALS`)."""
+
+ROWS_DOT_TRIALS = 3
+"""The first calls of each kind of batch (`_rows_key`) that time both forms (the choice is
+the smaller median of the last this many timings of each); then one in `ROWS_DOT_RESAMPLE`,
+as the load (BLAS's threads against the einsum's) changes, and each next one while the
+last timing disagrees with the choice."""
+
+ROWS_DOT_RESAMPLE = 32
 
 _EINSUM = np.einsum
+_MATMUL = np.matmul
+
+_rows_choices: dict = {}
+"""`_rows_key` -> `_RowsChoice`: what `rows_dot` measured, per process."""
+
+
+class _RowsChoice:
+    """The times per row of the two forms of `rows_dot` on one kind of batch (the last
+    `ROWS_DOT_TRIALS` of each), whether the einsum's median is the smaller (``wins``), and
+    the calls left before it times them again."""
+
+    __slots__ = ("matmul", "einsum", "left", "timed", "wins")
+
+    def __init__(self):
+        self.matmul, self.einsum, self.left, self.timed, self.wins = [], [], 0, 0, False
+
+    def einsum_wins(self) -> bool:
+        """Whether the einsum's median time per row is below ``@``'s (False until both
+        were timed)."""
+        return self.wins
+
+    def add(self, times: list, seconds: float, rows: int) -> None:
+        times.append(seconds / rows)
+        del times[:-ROWS_DOT_TRIALS]
+        self.wins = bool(self.matmul and self.einsum and
+                         _middle(self.einsum) < _middle(self.matmul))
+
+
+def _middle(times: list) -> float:
+    ordered = sorted(times)
+    return ordered[len(ordered) // 2]
+
+
+def _rows_key(x, workers: int):
+    """The kind of batch whose choice `rows_dot` keeps: dtype, row length, size class (the
+    power of two of its bytes: whether the rows stream from memory or stay in the caches),
+    and the threads the einsum would run on (`_einsum_workers`: fewer under load)."""
+    return x.dtype.char, x.shape[1], x.nbytes.bit_length(), workers
 
 
 def rows_dot(x, w):
     """``x @ w`` of a batch of rows ``x`` (a per-example vector each) and a shared vector
     ``w``: what ``x.dot(w)`` per example is over the batch. Where ``x`` is a C-contiguous
     float64 or float32 matrix of at least `ROWS_DOT_MIN_BYTES` whose rows have a length in
-    `ROWS_DOT_WIDTHS` and ``w`` a contiguous vector of its dtype, computed by
+    `ROWS_DOT_WIDTHS` and ``w`` a contiguous vector of its dtype, it may compute by
     ``np.einsum("ij,j->i", x, w)`` (the rows in pieces on the threads the load leaves, each
     piece's rows summed as in one call: `chunks.spare_threads`), which streams such rows
-    from memory up to twice as fast; every row is one sum in either case, in another order
+    from memory up to twice as fast on some machines and is twice as slow on others: which
+    form runs is measured on samples of the calls' own rows (`_RowsChoice`, `_timed_rows`),
+    per kind of batch (`_rows_key`). Every row is one sum in either case, in another order
     (as ``x.dot(w)`` per example sums in its own). ``np.einsum`` reports no floating-point
     error: where a value of the result is not finite (an overflow, ``inf * 0``, a NaN row),
     or where underflows are not ignored (``np.errstate``), the result is ``x @ w``, which
     warns or raises as NumPy's products do."""
-    if type(x) is _NDARRAY and x.nbytes >= ROWS_DOT_MIN_BYTES and _einsum_fits(x, w):
-        out = _rows_einsum(x, w)
-        if np.isfinite(out).all():
-            return out
+    if type(x) is _NDARRAY and x.nbytes >= ROWS_DOT_MIN_BYTES and x.ndim == 2:
+        pieces = len(x) // (_CHUNKS[0] if _CHUNKS else _chunks()).AUTO_MIN_LANES
+        workers = 1 if pieces < 2 else _einsum_workers(len(x))
+        # (`_rows_key`, inline)
+        key = (x.dtype.char, x.shape[1], x.nbytes.bit_length(), workers)
+        choice = _rows_choices.get(key)
+        if choice is not None and choice.left > 0 and not choice.wins:
+            choice.left -= 1        # (``@`` decided: nothing more to check)
+            return x @ w
+        if _einsum_fits(x, w):
+            if choice is None:
+                if len(_rows_choices) >= MAX_PLACES:
+                    _rows_choices.clear()
+                choice = _rows_choices[key] = _RowsChoice()
+            if choice.left <= 0:
+                out = _timed_rows(x, w, choice, workers)
+            else:
+                choice.left -= 1
+                out = _rows_einsum(x, w, None, workers)
+            if np.isfinite(out).all():
+                return out
     return x @ w
 
 
+def _timed_rows(x, w, choice, workers: int):
+    """``x @ w`` in three parts: a sample of rows by each form, timed (`_RowsChoice`), the
+    rest by the form that was faster so far. The timed ``@`` reports no floating-point
+    error (`rows_dot` computes ``x @ w`` again where a value is not finite)."""
+    n = len(x)
+    # (at least `ROWS_DOT_SAMPLE_BYTES` of rows, at most a quarter of them, each)
+    step = max(1, min(n // 4, max(n // ROWS_DOT_SAMPLE,
+                                  ROWS_DOT_SAMPLE_BYTES // max(1, x.strides[0]))))
+    out = np.empty(n, x.dtype)
+    # (which form goes first alternates: the first may find the memory bus idler)
+    first_einsum = choice.timed % 2 == 1
+    choice.timed += 1
+    stop = 0
+    with np.errstate(all="ignore"):     # (outside the timings: microseconds to set)
+        for einsum in (first_einsum, not first_einsum):
+            start, stop = stop, stop + _sample_rows(choice, einsum, step)
+            rows = x[start:stop]
+            if not len(rows):       # (a batch of one row, or none)
+                continue
+            begin = _clock()
+            if einsum:
+                _rows_einsum(rows, w, out[start:stop], workers)
+            else:
+                _MATMUL(rows, w, out=out[start:stop])
+            choice.add(choice.einsum if einsum else choice.matmul, _clock() - begin,
+                       len(rows))
+        if stop < n:
+            if choice.wins:
+                _rows_einsum(x[stop:], w, out[stop:], workers)
+            else:
+                _MATMUL(x[stop:], w, out=out[stop:])
+    # timed again on the next call during the trials, and while the last timing says
+    # otherwise than the medians by more than `ROWS_DOT_MARGIN` (the costs changed: the
+    # medians follow within two calls)
+    if not choice.einsum or not choice.matmul:
+        return out
+    last_einsum, last_matmul = choice.einsum[-1], choice.matmul[-1]
+    disagrees = last_matmul * ROWS_DOT_MARGIN < last_einsum if choice.wins else \
+        last_einsum * ROWS_DOT_MARGIN < last_matmul
+    settled = choice.timed >= ROWS_DOT_TRIALS and not disagrees
+    choice.left = ROWS_DOT_RESAMPLE if settled else 0
+    return out
+
+
+def _sample_rows(choice, einsum: bool, step: int) -> int:
+    """The rows of a timed call of `rows_dot` that the einsum (``einsum``) or ``@``
+    computes: ``step`` (`ROWS_DOT_SAMPLE`), less for the form the last timings found slower,
+    by as much as it was slower (down to an eighth): its sample then costs at most about
+    what ``step`` rows of the other form take (``@`` on a loaded machine took ten times as
+    long as the einsum)."""
+    mine, other = (choice.einsum, choice.matmul) if einsum else (choice.matmul, choice.einsum)
+    if mine and other:
+        slower = _middle(mine) / max(_middle(other), 1e-300)
+        if slower > 1.0:
+            return max(1, int(step / min(slower, 8.0)))
+    return step
+
+
 def _einsum_fits(x, w) -> bool:
-    """`rows_dot` computes ``x @ w`` by the einsum (after its size check)."""
+    """`rows_dot` may compute ``x @ w`` by the einsum (after its size check)."""
     return type(w) is _NDARRAY and x.ndim == 2 and w.ndim == 1 and \
         ROWS_DOT_WIDTHS[0] <= x.shape[1] <= ROWS_DOT_WIDTHS[1] and \
         x.shape[1] == w.shape[0] and x.dtype in _ROW_DTYPES and w.dtype == x.dtype and \
         x.flags.c_contiguous and w.flags.c_contiguous and np.geterr()["under"] == "ignore"
 
 
-def _rows_einsum(x, w):
-    """``np.einsum("ij,j->i", x, w)``, in one piece of rows per thread that
-    `chunks.spare_threads` leaves (the einsum releases the GIL; each row is summed as in
-    one call)."""
-    from ... import chunks
+def _einsum_workers(n: int) -> int:
+    """The threads that `_rows_einsum` computes ``n`` rows on: one piece of rows per thread
+    that `chunks.spare_threads` leaves, each of at least `chunks.AUTO_MIN_LANES` rows (asked
+    of the load only where there are rows for two: it costs a system call, on every call of
+    `rows_dot`)."""
+    chunks = _chunks()
+    pieces = n // chunks.AUTO_MIN_LANES
+    return 1 if pieces < 2 else min(chunks.spare_threads(), pieces)
 
+
+_CHUNKS: list = []
+
+
+def _chunks():
+    """`vectorize.chunks` (imported on first use: an import statement in a function costs
+    a microsecond on every call)."""
+    if not _CHUNKS:
+        from ... import chunks
+        _CHUNKS.append(chunks)
+    return _CHUNKS[0]
+
+
+def _rows_einsum(x, w, out=None, workers=None):
+    """``np.einsum("ij,j->i", x, w)`` (into ``out`` where given), in one piece of rows per
+    thread (``workers``, else `_einsum_workers`: the einsum releases the GIL; each row is
+    summed as in one call)."""
+    chunks = _chunks()
     n = len(x)
-    workers = min(chunks.spare_threads(), max(1, n // chunks.AUTO_MIN_LANES))
-    if workers <= 1:
-        return _EINSUM("ij,j->i", x, w)
-    out = np.empty(n, x.dtype)
+    if workers is None:
+        workers = _einsum_workers(n)
+    if workers <= 1 or n < workers:
+        return _EINSUM("ij,j->i", x, w) if out is None else \
+            _EINSUM("ij,j->i", x, w, out=out)
+    if out is None:
+        out = np.empty(n, x.dtype)
     step = -(-n // workers)
 
     def piece(start: int) -> bool:
