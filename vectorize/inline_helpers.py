@@ -37,6 +37,7 @@ import types
 
 import libcst as cst
 
+from .body_constructs.recursion import self_calls, unroll_recursion
 from .introspect import forwarded_target, lookup, python_function_of
 from .liveness import Namer, all_names, bound_names
 from .syntax.traversal import walk
@@ -226,14 +227,14 @@ def _assigned(tree) -> set:
     return out
 
 
-def _plain_helper(fn, helper_source, caller) -> bool:
+def _plain_helper(fn, helper_source, caller, tree=None) -> bool:
     if not isinstance(fn, types.FunctionType) or fn.__closure__ or \
             helper_source.local_imports:
         return False
     if fn.__code__.co_flags & (inspect.CO_GENERATOR | inspect.CO_COROUTINE |
                                inspect.CO_ASYNC_GENERATOR):
         return False
-    tree = helper_source.tree
+    tree = tree or helper_source.tree
     if any(type(n) in _NOT_INLINED for n in walk(tree.body)):
         return False
     for param in inspect.signature(fn).parameters.values():
@@ -493,18 +494,25 @@ class _Replace(cst.CSTTransformer):
 
 
 def inline_calls(source, fn, helper_source, origins: dict, count: int, read: dict,
-                 imports: dict):
+                 imports: dict, unroll: bool = False):
     """``source``'s tree (the main function's) with its calls of the helper ``fn`` (whose
     source is ``helper_source``) written out, or None where none can be (see the module's
     docstring). ``count``: the helpers written out into it so far; ``read`` gets the names
     the calls named the helper by (the function depends on them as on any free name); a
     helper of another module: ``imports`` (the function's `FunctionSource.local_imports`)
     gets the values of the names it reads there under fresh names (guarded by the helper's
-    own specialization, which the analysis that found its call made)."""
-    if count >= _INLINED_MOST or not _plain_helper(fn, helper_source, source.func):
+    own specialization, which the analysis that found its call made). ``unroll``: a helper
+    that calls itself is written out with its own calls written out a few levels deep
+    (`body_constructs.recursion`; an example going deeper raises in the batch, which then
+    replays the per-example loop)."""
+    helper = helper_source.tree
+    if unroll and self_calls(helper, fn):
+        helper = unroll_recursion(helper, fn)
+        if helper is None:
+            return None
+    if count >= _INLINED_MOST or not _plain_helper(fn, helper_source, source.func, helper):
         return None
     tree = source.tree
-    helper = helper_source.tree
     body = [s for k, s in enumerate(helper.body.body) if not (k == 0 and _docstring(s))]
     if _count(body) > _STATEMENTS_MOST:
         return None
