@@ -12,19 +12,24 @@ helper is not such a plain function (`inline_calls` returns None: the result kee
 as before):
 
 - a plain function (no closure, no body imports, no nested function, class, lambda,
-  comprehension, ``try``, ``with``, ``global``, no call of itself, no ``return`` inside a
-  loop), parameters without ``*``/``**``, defaults that are literals (ints, floats, bools,
-  strings, None);
+  comprehension, ``try``, ``with``, ``global``), parameters without ``*``/``**``, defaults
+  that are literals (ints, floats, bools, strings, None); one that calls itself where the
+  batch replays the per-example loop: its own calls written out first
+  (`body_constructs.recursion.unroll_recursion`; a call deeper raises in the batch);
 - every name it reads from its module is not one the caller binds (a helper of another
   module: the names it reads there are bound beside the caller's under fresh names, in
   `FunctionSource.local_imports`; the helper's own specialization guards them);
 - the call is evaluated by its statement on every path through it: a statement of its own
   line (an assignment, an augmented assignment, a ``return``, an expression) or the test of
-  an ``if``, not under a conditional expression, ``and``/``or``, a lambda or a
-  comprehension, with no ``*``/``**`` argument.
+  an ``if``, not in a lambda or a comprehension, with no ``*``/``**`` argument; a call in a
+  branch of a conditional expression or the right of ``and``/``or`` is first made a
+  statement under an ``if`` before its statement (`_hoisted`), where the rest of the
+  statement's value cannot raise nor act.
 
 The helper's returns become assignments of a fresh name (a statement after an ``if`` whose
-branch returns is written in both branches, its paths as Python runs them); its parameters
+branch returns is written in both branches, its paths as Python runs them; a ``return``
+inside a loop sets a fresh flag and breaks out of every loop it is in, the statements
+after the loop running under ``if not flag``); its parameters
 and locals get fresh names; ``a, b = h(x)`` of a helper returning tuple displays assigns
 ``a`` and ``b`` from each return's items. Errors in the written-out statements are located at
 the call's statement (`FunctionSource.origins`).
