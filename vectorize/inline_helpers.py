@@ -118,10 +118,32 @@ def _lowered(stmts: list, result, flag=None) -> list:
             name = flag()
             out.append(_assign(name, cst.Name("False")))
             out.append(_loop_lowered(stmt, result, name))
+            if _endless(stmt):
+                return out      # (left by its returns only: what follows never runs)
             return out + [cst.If(test=cst.UnaryOperation(cst.Not(), cst.Name(name)),
                                  body=_as_block(_lowered(list(rest), result, flag)))]
         out.append(stmt)
     return out + result(cst.Name("None"))
+
+
+def _endless(loop) -> bool:
+    """Whether ``loop`` is ``while True:`` without a ``break`` of its own."""
+    if type(loop) is not cst.While or not (type(loop.test) is cst.Name and
+                                           loop.test.value == "True"):
+        return False
+
+    def breaks(node) -> bool:
+        for child in node.children:
+            if type(child) is cst.Break:
+                return True
+            if type(child) in (cst.For, cst.While):
+                # (a nested loop's `break` is its own; one in its `else` is this loop's)
+                if child.orelse is not None and breaks(child.orelse):
+                    return True
+            elif breaks(child):
+                return True
+        return False
+    return not breaks(loop.body)
 
 
 def _assign(name: str, value) -> cst.SimpleStatementLine:
