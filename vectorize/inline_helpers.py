@@ -12,19 +12,24 @@ helper is not such a plain function (`inline_calls` returns None: the result kee
 as before):
 
 - a plain function (no closure, no body imports, no nested function, class, lambda,
-  comprehension, ``try``, ``with``, ``global``, no call of itself, no ``return`` inside a
-  loop), parameters without ``*``/``**``, defaults that are literals (ints, floats, bools,
-  strings, None);
+  comprehension, ``try``, ``with``, ``global``), parameters without ``*``/``**``, defaults
+  that are literals (ints, floats, bools, strings, None); one that calls itself where the
+  batch replays the per-example loop: its own calls written out first
+  (`body_constructs.recursion.unroll_recursion`; a call deeper raises in the batch);
 - every name it reads from its module is not one the caller binds (a helper of another
   module: the names it reads there are bound beside the caller's under fresh names, in
   `FunctionSource.local_imports`; the helper's own specialization guards them);
 - the call is evaluated by its statement on every path through it: a statement of its own
   line (an assignment, an augmented assignment, a ``return``, an expression) or the test of
-  an ``if``, not under a conditional expression, ``and``/``or``, a lambda or a
-  comprehension, with no ``*``/``**`` argument.
+  an ``if``, not in a lambda or a comprehension, with no ``*``/``**`` argument; a call in a
+  branch of a conditional expression or the right of ``and``/``or`` is first made a
+  statement under an ``if`` before its statement (`_hoisted`), where the rest of the
+  statement's value cannot raise nor act.
 
 The helper's returns become assignments of a fresh name (a statement after an ``if`` whose
-branch returns is written in both branches, its paths as Python runs them); its parameters
+branch returns is written in both branches, its paths as Python runs them; a ``return``
+inside a loop sets a fresh flag and breaks out of every loop it is in, the statements
+after the loop running under ``if not flag``); its parameters
 and locals get fresh names; ``a, b = h(x)`` of a helper returning tuple displays assigns
 ``a`` and ``b`` from each return's items. Errors in the written-out statements are located at
 the call's statement (`FunctionSource.origins`).
@@ -37,6 +42,7 @@ import types
 
 import libcst as cst
 
+from .body_constructs.recursion import self_calls, unroll_recursion
 from .introspect import forwarded_target, lookup, python_function_of
 from .liveness import Namer, all_names, bound_names
 from .syntax.traversal import walk
@@ -74,19 +80,6 @@ def _literal(value):
     return node
 
 
-def _returns_in_loops(node, inside=False) -> bool:
-    for child in _children(node):
-        if type(child) is cst.Return and inside:
-            return True
-        if _returns_in_loops(child, inside or type(child) in (cst.For, cst.While)):
-            return True
-    return False
-
-
-def _children(node):
-    return node.children
-
-
 def _has_return(stmts) -> bool:
     return any(type(n) is cst.Return for s in stmts for n in walk(s))
 
@@ -100,30 +93,127 @@ def _as_block(stmts: list) -> cst.IndentedBlock:
     return cst.IndentedBlock(body=stmts or [cst.SimpleStatementLine([cst.Pass()])])
 
 
-def _lowered(stmts: list, result) -> list:
+class _NotLowered(Exception):
+    """The helper's returns cannot be written as assignments (a ``return`` in a loop's
+    ``else``)."""
+
+
+def _lowered(stmts: list, result, flag=None) -> list:
     """``stmts`` with each ``return e`` the statements ``result(e)`` (a statement after an
     ``if`` a branch of which returns written into both branches); falling off the end
-    gives None."""
+    gives None. A loop that returns in its body: each such ``return`` the statements
+    ``result(e)``, then ``flag() = True`` and ``break`` (out of every loop it is in), the
+    statements after the loop under ``if not flag():`` (``flag``: the fresh name of it)."""
     out: list = []
     for k, stmt in enumerate(stmts):
         rest = stmts[k + 1:]
-        if type(stmt) is cst.SimpleStatementLine and type(stmt.body[0]) is cst.Return:
-            value = stmt.body[0].value
-            return out + result(value if value is not None else cst.Name("None"))
+        if type(stmt) is cst.SimpleStatementLine and any(
+                type(small) is cst.Return for small in stmt.body):
+            return out + _before_return(stmt) + result(_returned(stmt))
         if type(stmt) is cst.If and _has_return([stmt]):
-            return out + [_lowered_if(stmt, rest, result)]
+            return out + [_lowered_if(stmt, rest, result, flag)]
+        if type(stmt) in (cst.For, cst.While) and _has_return([stmt]):
+            if flag is None:
+                raise _NotLowered
+            name = flag()
+            out.append(_assign(name, cst.Name("False")))
+            out.append(_loop_lowered(stmt, result, name))
+            if _endless(stmt):
+                return out      # (left by its returns only: what follows never runs)
+            return out + [cst.If(test=cst.UnaryOperation(cst.Not(), cst.Name(name)),
+                                 body=_as_block(_lowered(list(rest), result, flag)))]
         out.append(stmt)
     return out + result(cst.Name("None"))
 
 
-def _lowered_if(stmt: cst.If, rest: list, result) -> cst.If:
-    body = _lowered(_block(stmt.body) + rest, result)
+def _endless(loop) -> bool:
+    """Whether ``loop`` is ``while True:`` without a ``break`` of its own."""
+    if type(loop) is not cst.While or not (type(loop.test) is cst.Name and
+                                           loop.test.value == "True"):
+        return False
+
+    def breaks(node) -> bool:
+        for child in node.children:
+            if type(child) is cst.Break:
+                return True
+            if type(child) in (cst.For, cst.While):
+                # (a nested loop's `break` is its own; one in its `else` is this loop's)
+                if child.orelse is not None and breaks(child.orelse):
+                    return True
+            elif breaks(child):
+                return True
+        return False
+    return not breaks(loop.body)
+
+
+def _assign(name: str, value) -> cst.SimpleStatementLine:
+    return cst.SimpleStatementLine([cst.Assign([cst.AssignTarget(cst.Name(name))], value)])
+
+
+def _returned(stmt) -> cst.BaseExpression:
+    """The value the ``return`` of the statement line ``stmt`` returns."""
+    value = next(small for small in stmt.body if type(small) is cst.Return).value
+    return value if value is not None else cst.Name("None")
+
+
+def _before_return(stmt) -> list:
+    """The small statements of the line ``stmt`` before its ``return``, as a line."""
+    before = []
+    for small in stmt.body:
+        if type(small) is cst.Return:
+            break
+        before.append(small.with_changes(semicolon=cst.MaybeSentinel.DEFAULT))
+    return [cst.SimpleStatementLine(before)] if before else []
+
+
+def _loop_lowered(loop, result, flag: str):
+    """The loop ``loop`` (which returns in its body) with each ``return e`` in it
+    ``result(e)``, ``flag = True`` and ``break``."""
+    if loop.orelse is not None and _has_return([loop.orelse]):
+        raise _NotLowered
+    return loop.with_changes(body=_as_block(_in_loop(_block(loop.body), result, flag)))
+
+
+def _in_loop(stmts: list, result, flag: str) -> list:
+    out: list = []
+    for stmt in stmts:
+        if type(stmt) is cst.SimpleStatementLine and any(
+                type(small) is cst.Return for small in stmt.body):
+            # (what follows a `return` in its block never runs)
+            return out + _before_return(stmt) + result(_returned(stmt)) + [
+                _assign(flag, cst.Name("True")), cst.SimpleStatementLine([cst.Break()])]
+        if type(stmt) is cst.If and _has_return([stmt]):
+            out.append(_if_in_loop(stmt, result, flag))
+        elif type(stmt) in (cst.For, cst.While) and _has_return([stmt]):
+            # (an inner loop's `break` leaves it only: the outer one breaks where it returned)
+            out.append(_loop_lowered(stmt, result, flag))
+            out.append(cst.If(test=cst.Name(flag), body=_as_block(
+                [cst.SimpleStatementLine([cst.Break()])])))
+        else:
+            out.append(stmt)
+    return out
+
+
+def _if_in_loop(stmt: cst.If, result, flag: str) -> cst.If:
+    body = _in_loop(_block(stmt.body), result, flag)
+    orelse = stmt.orelse
+    if type(orelse) is cst.If:
+        orelse = _if_in_loop(orelse, result, flag)
+    elif orelse is not None:
+        orelse = orelse.with_changes(body=_as_block(_in_loop(_block(orelse.body), result,
+                                                             flag)))
+    return stmt.with_changes(body=_as_block(body), orelse=orelse)
+
+
+def _lowered_if(stmt: cst.If, rest: list, result, flag=None) -> cst.If:
+    body = _lowered(_block(stmt.body) + rest, result, flag)
     if stmt.orelse is None:
-        orelse = cst.Else(body=_as_block(_lowered(list(rest), result)))
+        orelse = cst.Else(body=_as_block(_lowered(list(rest), result, flag)))
     elif type(stmt.orelse) is cst.If:
-        orelse = cst.Else(body=_as_block([_lowered_if(stmt.orelse, rest, result)]))
+        orelse = cst.Else(body=_as_block([_lowered_if(stmt.orelse, rest, result, flag)]))
     else:
-        orelse = cst.Else(body=_as_block(_lowered(_block(stmt.orelse.body) + rest, result)))
+        orelse = cst.Else(body=_as_block(_lowered(_block(stmt.orelse.body) + rest, result,
+                                                  flag)))
     return stmt.with_changes(body=_as_block(body), orelse=orelse)
 
 
@@ -164,17 +254,15 @@ def _assigned(tree) -> set:
     return out
 
 
-def _plain_helper(fn, helper_source, caller) -> bool:
+def _plain_helper(fn, helper_source, caller, tree=None) -> bool:
     if not isinstance(fn, types.FunctionType) or fn.__closure__ or \
             helper_source.local_imports:
         return False
     if fn.__code__.co_flags & (inspect.CO_GENERATOR | inspect.CO_COROUTINE |
                                inspect.CO_ASYNC_GENERATOR):
         return False
-    tree = helper_source.tree
+    tree = tree or helper_source.tree
     if any(type(n) in _NOT_INLINED for n in walk(tree.body)):
-        return False
-    if _returns_in_loops(tree.body):
         return False
     for param in inspect.signature(fn).parameters.values():
         if param.kind in (param.VAR_POSITIONAL, param.VAR_KEYWORD):
@@ -284,6 +372,132 @@ class _Sites(cst.CSTVisitor):
         return True
 
 
+_LAZY = (cst.IfExp, cst.BooleanOperation)
+_SCOPES = (cst.Lambda, cst.GeneratorExp, cst.ListComp, cst.SetComp, cst.DictComp)
+_MAY_ACT = (cst.Call, cst.Subscript, cst.NamedExpr, cst.Await, cst.Yield, cst.Divide,
+            cst.FloorDivide, cst.Modulo, cst.Power, cst.LeftShift, cst.RightShift)
+"""What may raise or act where evaluated (a statement's part evaluated before a conditional
+expression moved before it)."""
+
+
+def _has_call(node, is_call) -> bool:
+    if type(node) in _SCOPES:
+        return False
+    if type(node) is cst.Call and is_call(node):
+        return True
+    return any(_has_call(child, is_call) for child in node.children)
+
+
+def _lazy_call(node, is_call) -> bool:
+    """Whether ``node`` holds a call of the helper that Python may not evaluate (a branch
+    of a conditional expression, the right of ``and``/``or``)."""
+    if type(node) in _SCOPES:
+        return False
+    if type(node) is cst.IfExp:
+        return _has_call(node.body, is_call) or _has_call(node.orelse, is_call) or \
+            _lazy_call(node.test, is_call)
+    if type(node) is cst.BooleanOperation:
+        return _has_call(node.right, is_call) or _lazy_call(node.left, is_call)
+    return any(_lazy_call(child, is_call) for child in node.children)
+
+
+def _holder(node, is_call):
+    """The outermost conditional expression or ``and``/``or`` of ``node`` with such a call."""
+    if type(node) in _SCOPES:
+        return None
+    if type(node) in _LAZY and _lazy_call(node, is_call):
+        return node
+    for child in node.children:
+        found = _holder(child, is_call)
+        if found is not None:
+            return found
+    return None
+
+
+class _Holders(cst.CSTVisitor):
+    """The first statement line whose value holds a call of the helper under a conditional
+    expression or ``and``/``or`` that may be computed before it (every part of the value
+    besides it cannot raise nor act: names, constants, arithmetic), and that holder."""
+
+    def __init__(self, is_call):
+        self.is_call = is_call
+        self.found = None
+
+    def visit_SimpleStatementLine(self, node):
+        if self.found is not None or len(node.body) != 1:
+            return False
+        small = node.body[0]
+        if type(small) in (cst.Assign, cst.Return, cst.Expr, cst.AnnAssign) or (
+                type(small) is cst.AugAssign and type(small.target) is cst.Name):
+            value = small.value
+            holder = _holder(value, self.is_call) if value is not None else None
+            if holder is not None and not any(
+                    type(n) in _MAY_ACT for n in _outside(value, holder)):
+                self.found = (node, holder)
+        return False
+
+    def visit_FunctionDef(self, node):
+        return self.found is None
+
+    def visit_ClassDef(self, node):
+        return False
+
+
+def _outside(node, inner):
+    """The nodes of ``node`` not in ``inner``."""
+    if node is inner:
+        return
+    yield node
+    for child in node.children:
+        yield from _outside(child, inner)
+
+
+def _hoisted(tree, is_call, namer, origins: dict, name: str):
+    """``tree`` with each helper call under a conditional expression or ``and``/``or`` of a
+    statement's value made a statement of its own under an ``if`` (``v = a if c else b``:
+    ``if c: t = a else: t = b`` then ``v = t``; ``a and b``: ``t = a`` then ``if t: t = b``),
+    where the parts of the value evaluated before it cannot raise nor act."""
+    for _ in range(_STATEMENTS_MOST):
+        holders = _Holders(is_call)
+        tree.visit(holders)
+        if holders.found is None:
+            return tree
+        line, holder = holders.found
+        t = namer.fresh(f"{name}_value")
+        if type(holder) is cst.IfExp:
+            made = [cst.If(test=holder.test, body=_as_block([_assign(t, holder.body)]),
+                           orelse=cst.Else(body=_as_block([_assign(t, holder.orelse)])))]
+        else:
+            test = cst.Name(t) if type(holder.operator) is cst.And else \
+                cst.UnaryOperation(cst.Not(), cst.Name(t))
+            made = [_assign(t, holder.left),
+                    cst.If(test=test, body=_as_block([_assign(t, holder.right)]))]
+        origin = origins.get(line, line)
+        for new in made:
+            for n in walk(new):
+                if isinstance(n, cst.BaseStatement):
+                    origins.setdefault(n, origin)
+        tree = tree.visit(_Hoist(line, holder, made, cst.Name(t)))
+    return tree
+
+
+class _Hoist(cst.CSTTransformer):
+    def __init__(self, line, holder, made: list, value):
+        self.line, self.holder, self.made, self.value = line, holder, made, value
+
+    def leave_IfExp(self, original, updated):
+        return self.value if original is self.holder else updated
+
+    def leave_BooleanOperation(self, original, updated):
+        return self.value if original is self.holder else updated
+
+    def leave_SimpleStatementLine(self, original, updated):
+        if original is not self.line:
+            return updated
+        origin = updated.with_changes(leading_lines=())
+        return cst.FlattenSentinel([*self.made, origin])
+
+
 class _Replace(cst.CSTTransformer):
     def __init__(self, stmt, call, before: list, value, whole_tuple=None):
         self.stmt, self.call, self.before, self.value = stmt, call, before, value
@@ -307,18 +521,25 @@ class _Replace(cst.CSTTransformer):
 
 
 def inline_calls(source, fn, helper_source, origins: dict, count: int, read: dict,
-                 imports: dict):
+                 imports: dict, unroll: bool = False):
     """``source``'s tree (the main function's) with its calls of the helper ``fn`` (whose
     source is ``helper_source``) written out, or None where none can be (see the module's
     docstring). ``count``: the helpers written out into it so far; ``read`` gets the names
     the calls named the helper by (the function depends on them as on any free name); a
     helper of another module: ``imports`` (the function's `FunctionSource.local_imports`)
     gets the values of the names it reads there under fresh names (guarded by the helper's
-    own specialization, which the analysis that found its call made)."""
-    if count >= _INLINED_MOST or not _plain_helper(fn, helper_source, source.func):
+    own specialization, which the analysis that found its call made). ``unroll``: a helper
+    that calls itself is written out with its own calls written out a few levels deep
+    (`body_constructs.recursion`; an example going deeper raises in the batch, which then
+    replays the per-example loop)."""
+    helper = helper_source.tree
+    if unroll and self_calls(helper, fn):
+        helper = unroll_recursion(helper, fn)
+        if helper is None:
+            return None
+    if count >= _INLINED_MOST or not _plain_helper(fn, helper_source, source.func, helper):
         return None
     tree = source.tree
-    helper = helper_source.tree
     body = [s for k, s in enumerate(helper.body.body) if not (k == 0 and _docstring(s))]
     if _count(body) > _STATEMENTS_MOST:
         return None
@@ -354,6 +575,7 @@ def inline_calls(source, fn, helper_source, origins: dict, count: int, read: dic
         value = python_function_of(value)
         return value is fn or forwarded_target(value) is fn
 
+    tree = _hoisted(tree, is_call, namer, origins, fn.__name__)
     sites = _Sites(is_call)
     tree.visit(sites)
     if not sites.found:
@@ -423,7 +645,11 @@ def inline_calls(source, fn, helper_source, origins: dict, count: int, read: dic
             def result(value, out=out_name):
                 return [cst.SimpleStatementLine([cst.Assign([cst.AssignTarget(cst.Name(out))],
                                                             value)])]
-        lowered = _lowered(renamed, result)
+        try:
+            lowered = _lowered(renamed, result,
+                               lambda: namer.fresh(f"{fn.__name__}_returned"))
+        except _NotLowered:
+            return None
         if _count(lowered) > _STATEMENTS_MOST:
             return None
         made = before + lowered

@@ -348,7 +348,9 @@ class ModuleContext:
                     tree = None if ("inline", fn) in checked else inline_calls(
                         source, fn, read_function(fn), source.origins,
                         sum(1 for c in checked if type(c) is tuple and c[0] == "inline"),
-                        inlined, imports)
+                        inlined, imports, unroll=(self.python_semantics or
+                                                  self.runtime_replays) and
+                        not self.standalone)
                     checked.add(("inline", fn))
                     if tree is None:
                         not_inlined.add(fn)
