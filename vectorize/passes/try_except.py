@@ -1169,14 +1169,20 @@ class _Raises:
             if t is cst.Try:
                 inner = self.block(child.body)
                 handled = [_handler_types(self, h) for h in child.handlers]
-                if any(h is None for h in handled):
+                # a handler is run only where the body raises what it catches: one whose
+                # classes meet none of those the body may raise (a class in `inner` stands
+                # for its subclasses too) is never run, whatever its code
+                reached = [h is None or any(issubclass(exc, h) or any(
+                    issubclass(c, exc) for c in h) for exc in inner) for h in handled]
+                if any(h is None and r for h, r in zip(handled, reached)):
                     out.add(_UNKNOWN)
-                    handled = [h for h in handled if h is not None]
+                handled_types = [h for h in handled if h is not None]
                 for exc in inner:
-                    if not any(issubclass(exc, h) for h in handled):
+                    if not any(issubclass(exc, h) for h in handled_types):
                         out.add(exc)
-                for h, types_ in zip(child.handlers, handled):
-                    out |= self.block(h.body, types_)
+                for h, types_, r in zip(child.handlers, handled, reached):
+                    if r and types_ is not None:
+                        out |= self.block(h.body, types_)
                 for part in (child.orelse, child.finalbody):
                     if part is not None:
                         out |= self.block(part.body)

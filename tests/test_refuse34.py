@@ -1,0 +1,119 @@
+"""Calls of the user's helpers inside a ``try`` whose exceptions the engine reads from their
+bodies (`passes.try_except.helper_raises`), the real-package shapes that were refused:
+a helper whose own ``try`` has a handler its body never reaches on numbers (pygeodesy's
+``isfinite``: ``except Exception as x:`` around ``math.isfinite``, whose handler calls
+methods of the object) raises only what its body raises, so a caller's ``try`` around it
+is lowered. `vectorize` is compared with numpy.vectorize itself (values, dtype, exception
+type), `vmap` with the per-example loop, on inputs that take the handler on some lanes, all
+and none; N = 0, 1, 5. What the engine cannot tell stays refused, located."""
+
+from __future__ import annotations
+
+import math
+import warnings
+
+import numpy as np
+import pytest
+
+from vectorize import VectorizeError, vectorize, vmap
+
+
+def _outcome(call):
+    try:
+        with warnings.catch_warnings(), np.errstate(all="ignore"):
+            warnings.simplefilter("ignore")
+            return call(), None
+    except Exception as e:      # noqa: BLE001 (the exception's type is compared)
+        return None, e
+
+
+def _check(f, *args):
+    options = {} if np.size(args[0]) else {"otypes": [np.float64]}
+    expected, exc = _outcome(lambda: np.vectorize(f, **options)(*args))
+    got, got_exc = _outcome(lambda: vectorize(f, fallback="error", **options)(*args))
+    assert not isinstance(got_exc, VectorizeError), got_exc
+    assert type(got_exc) is type(exc), (got_exc, exc)
+    if exc is None:
+        assert got.dtype == expected.dtype and got.shape == expected.shape, (got, expected)
+        np.testing.assert_array_equal(got, expected)
+
+
+def _check_vmap(f, *args):
+    def loop():
+        rows = [np.asarray(f(*a)) for a in zip(*args)]
+        return np.stack(rows) if rows else None
+    expected, exc = _outcome(loop)
+    got, got_exc = _outcome(lambda: vmap(f)(*args))
+    assert not isinstance(got_exc, VectorizeError), got_exc
+    assert type(got_exc) is type(exc), (got_exc, exc)
+    if exc is None and expected is not None:
+        np.testing.assert_array_equal(got, expected)
+
+
+def _cases(n):
+    # (second argument 0.0 on some lanes: the helper raises ZeroDivisionError there)
+    x = np.array([0.5, -1.25, 3.0, 0.0, 2.0])[:n]
+    y = np.array([2.0, 0.0, -4.0, 0.0, 1e-310])[:n]
+    return [(x, y), (x, np.zeros(n)), (x, np.ones(n) + 1.0)]
+
+
+# ---------------------------------------------- a helper's handler its body never reaches
+def _isfin(obj):
+    try:
+        return math.isfinite(obj)
+    except Exception as x:      # (numbers never get here: it reads methods of the object)
+        if obj.is_finite():
+            return True
+        raise TypeError(repr(x)) from x
+
+
+def _over(p, q):
+    try:
+        return p / q
+    except ZeroDivisionError:
+        return (math.copysign(math.inf, p) if _isfin(p) else math.nan) if p else p
+
+
+def _tanu(s, c):
+    if abs(c) < 1e-300:
+        raise ZeroDivisionError("near zero")
+    return _over(s, c)
+
+
+def tan_or_flag(s, c):
+    try:
+        return _tanu(s, c)
+    except ZeroDivisionError:
+        return -7.0
+
+
+@pytest.mark.parametrize("n", [0, 1, 5])
+def test_helper_with_unreached_handler_vectorize(n):
+    for x, y in _cases(n):
+        _check(tan_or_flag, x, y)
+
+
+@pytest.mark.parametrize("n", [0, 1, 5])
+def test_helper_with_unreached_handler_vmap(n):
+    for x, y in _cases(n):
+        _check_vmap(tan_or_flag, x, y)
+
+
+def _reached(obj):
+    try:
+        return obj[0]           # (an item: IndexError, KeyError, TypeError)
+    except TypeError:
+        return obj.half()       # (reached: an object's method, unknown)
+
+
+def uses_reached(s, c):
+    try:
+        return _reached(s) / c
+    except ZeroDivisionError:
+        return 0.0
+
+
+def test_reached_handler_stays_refused():
+    x = np.array([1.0, 2.0])
+    with pytest.raises(VectorizeError, match="exceptions the engine does not know"):
+        vectorize(uses_reached, fallback="error")(x, x)
