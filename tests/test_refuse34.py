@@ -117,3 +117,86 @@ def test_reached_handler_stays_refused():
     x = np.array([1.0, 2.0])
     with pytest.raises(VectorizeError, match="exceptions the engine does not know"):
         vectorize(uses_reached, fallback="error")(x, x)
+
+
+# ----------------- `v[i] = value` into a number: what the value raises before the write
+# The write raises TypeError on every example (an item of a number), so the statement is the
+# handler of TypeError alone; what its value raises first, on some examples, that this
+# handler does not catch must still raise: computed where the engine can tell it raises
+# nothing else (a helper of ufuncs and arithmetic on the arrays of 0 or 1 element a NumPy
+# scalar's item at a bool is), refused, located, where it cannot (these returned the
+# handler's value on every example, where numpy.vectorize and the loop raise).
+def _checked(v):
+    if v > 10.0:                # (an array of 0 or 1 element here: ValueError if empty)
+        raise ValueError("too big")
+    return v * 2.0
+
+
+def into_number_checked(x):
+    i = x > 1.0
+    y = x + 1.0
+    try:
+        y[i] = _checked(x[i])
+    except TypeError:
+        if i:
+            y = 0.0
+    return y
+
+
+def _limited(v):
+    if v > 1.0:
+        raise ValueError("big")
+    return v
+
+
+def into_number_limited(x):
+    v = 1.0
+    try:
+        v[0] = _limited(x)      # (ValueError where x > 1, before the write's TypeError)
+    except TypeError:
+        v = -1.0
+    return v
+
+
+def into_number_root(x):
+    v = 1.0
+    try:
+        v[0] = math.sqrt(x)     # (ValueError where x < 0, not caught)
+    except TypeError:
+        v = -1.0
+    return v
+
+
+@pytest.mark.parametrize("f", [into_number_checked, into_number_limited, into_number_root])
+def test_a_value_that_may_raise_before_the_write_is_refused(f):
+    x = np.array([0.5, 2.0, 30.0, -1.0])
+    assert _outcome(lambda: np.vectorize(f)(x))[1] is not None     # (the reference raises)
+    for make in (lambda: vectorize(f, fallback="error"), lambda: vmap(f)):
+        with pytest.raises(VectorizeError) as info:
+            make()(x)
+        assert "test_refuse34.py:" in str(info.value)
+
+
+def _scaled(v, k=2.0, deg=False):
+    if deg:
+        v = v * 0.017453292519943295
+    return np.sin(v) * k + abs(v) ** 2 - 1.5
+
+
+def into_number_scaled(x):
+    i = x > 1.0
+    y = x + 1.0
+    try:
+        y[i] = _scaled(x[i], deg=False) * 3.0   # (arrays' arithmetic and ufuncs: nothing)
+    except TypeError:
+        if i:
+            y = _scaled(x)
+    return y
+
+
+@pytest.mark.parametrize("n", [0, 1, 5])
+def test_a_helper_of_ufuncs_on_the_items_takes_the_handler(n):
+    for x in (np.array([0.5, 2.0, 30.0, -1.0, 1.5])[:n], np.full(n, 3.0), np.zeros(n)):
+        _check(into_number_scaled, x)
+        if n:
+            _check_vmap(into_number_scaled, x)

@@ -407,7 +407,8 @@ class _TryLowering(cst.CSTTransformer):
         elif stmt.orelse is not None:
             alone = alone.with_changes(orelse=self.branches(stmt.orelse, [], handlers, [])[0])
         numbers.restore(start)
-        if self.taken == taken and not tests and not _returns(stmt):
+        if self.taken == taken and not any(t[0] is not _BATCH for t in tests) and \
+                not _returns(stmt):
             # no handler is taken inside it: the `if` as it is, then the rest
             numbers.bound(stmt, strong=False)
             return [alone] + self.body(list(rest), handlers, tail)
@@ -528,6 +529,23 @@ class _TryLowering(cst.CSTTransformer):
             return None
         if t is cst.Call:
             fn = self.resolve(node.func)
+            if _user_helper(fn):
+                # a function of yours on those arrays (`departure(lon2[i], lon1[i])`): what
+                # its body does with them (`_OnArrays`)
+                if any(a.star for a in node.args):
+                    return None
+                kinds = [self._argument_kind(a.value, caught) for a in node.args]
+                if None in kinds:
+                    return None
+                if "raises" in kinds:
+                    return "raises"
+                kind = _OnArrays(caught).call(
+                    fn, [k for k, a in zip(kinds, node.args) if a.keyword is None],
+                    {a.keyword.value: k for k, a in zip(kinds, node.args)
+                     if a.keyword is not None}, 0)
+                return None if kind is None else kind if kind in ("array", "raises") \
+                    else "value" if kind == "value" or type(kind) is tuple and type(
+                        kind[1]) in (int, float) else None
             if not isinstance(fn, np.ufunc) or fn.nout != 1 or len(node.args) != fn.nin or \
                     fn is np.power or any(a.star or a.keyword for a in node.args):
                 return None     # (`np.power` of ints raises ValueError for a negative power)
@@ -540,6 +558,17 @@ class _TryLowering(cst.CSTTransformer):
             # is a TypeError (UFuncTypeError: no loop for the types), which is caught
             return "array" if "array" in kinds and TypeError in caught else None
         return None
+
+    def _argument_kind(self, node, caught):
+        """`_numpy_quiet` of an argument of a helper, a constant as ``("const", value)``
+        (``deg=False``, ``2.0``: `_OnArrays` reads the tests of its parameters)."""
+        if type(node) is cst.Name and node.value in ("True", "False", "None") and \
+                self.numbers._held(node.value) is None:
+            return ("const", {"True": True, "False": False, "None": None}[node.value])
+        value = self._constant(node)
+        if value is not None:
+            return ("const", value)
+        return self._numpy_quiet(node, caught)
 
     def _constant(self, node):
         """The value of ``node`` where it is made of literal numbers and the module's numbers
@@ -615,6 +644,8 @@ class _TryLowering(cst.CSTTransformer):
     def guarded(self, tests: list, handlers: list, rest: list) -> list:
         """``rest`` under ``else`` of each test whose exception a handler catches (the first
         test outermost), its branch that handler."""
+        self.before_every(tests, handlers)
+        tests = [t for t in tests if t[0] is not _BATCH]
         for exc, template, nodes, guards in reversed(tests):
             handler = next((h for types, h in handlers if issubclass(exc, types)), None)
             if handler is None and "warned" in nodes:
@@ -643,6 +674,36 @@ class _TryLowering(cst.CSTTransformer):
                            orelse=rest[0] if len(rest) == 1 and type(rest[0]) is cst.If
                            else cst.Else(body=cst.IndentedBlock(rest)))]
         return rest
+
+    def before_every(self, tests: list, handlers: list) -> None:
+        """Where an operation raises on every example that gets there (its per-example type
+        decides: the item of a number, the write into one), the statement is that handler
+        alone; what runs before it must then raise on no example what another handler, or
+        none, catches: a test no handler catches (it raises there, `math.sqrt(x)` under
+        `except TypeError:`) or a call left to the batch (`_BATCH`: a helper that may raise)
+        would vanish with the statement. Refused there."""
+        every = next((k for k, (exc, template, _, guards) in enumerate(tests)
+                      if exc is not _BATCH and template is None and not guards and next(
+                          (h for types_, h in handlers if issubclass(exc, types_)), None)
+                      is not None), None)
+        if every is None:
+            return
+        handler = next(h for types_, h in handlers if issubclass(tests[every][0], types_))
+        for exc, _template, nodes, _ in tests[:every]:
+            node = next(iter(nodes.values()), None)
+            raised = nodes.get("raises", ()) if exc is _BATCH else (exc,)
+            if exc is _BATCH and id(handler) not in self.bound and all(
+                    _surely_handled_by(handlers, e, handler) for e in raised):
+                continue
+            if exc is not _BATCH and "warned" not in nodes and next(
+                    (h for types_, h in handlers if issubclass(exc, types_)), None) is not None:
+                continue    # (caught: its test is written around the handler)
+            if exc is not _BATCH and "warned" in nodes:
+                continue
+            raise Unsupported("an operation inside a `try` that may raise what the handler "
+                              "taken by every example does not catch, before the operation "
+                              "that raises on every example (the statement is that handler)",
+                              node, "compute it before the `try`", kind="raises")
 
     def raised_type(self, node) -> type:
         """The exception class ``raise <node>`` raises (``E`` or ``E(...)``)."""
@@ -1005,6 +1066,7 @@ class _TryLowering(cst.CSTTransformer):
             # (`Ellipsoid.from_name("wgs84")`): the same object for every example, or the
             # same exception on every example, which the batch raises and the per-example
             # loop then gives to the handler
+            tests.append((_BATCH, "batch", {"call": node, "raises": (Exception,)}, guards))
             return
         if fn not in _NUMBER_BUILTINS:
             found = self.raises(fn, args)
@@ -1015,6 +1077,9 @@ class _TryLowering(cst.CSTTransformer):
             # none that a handler catches; or exactly those, which the batched call raises
             # too (the engine's checks in the helper): a batch that raises runs per
             # example, where the handler is taken
+            if found[0]:
+                tests.append((_BATCH, "batch", {"call": node, "raises": tuple(found[0])},
+                              guards))
             return
         if fn is builtins.divmod and len(args) == 2:
             if self.arithmetic(node, args, "`divmod`"):
@@ -1026,6 +1091,21 @@ class _TryLowering(cst.CSTTransformer):
         elif fn in (builtins.int, builtins.round) and len(args) == 1:
             for exc, template in python_errors.exact_math_errors("floor", 1):
                 tests.append((exc, template, {"x": args[0]}, guards))
+
+
+class _BATCH:
+    """The mark of a call whose exceptions are left to the batch (in a `try`'s tests)."""
+
+
+def _surely_handled_by(handlers, exc: type, handler) -> bool:
+    """Whether ``exc`` (and each of its subclasses) raised in the `try` goes to ``handler``:
+    the first handler that catches it, no handler before it catching a subclass."""
+    for types_, h in handlers:
+        if issubclass(exc, types_):
+            return h is handler
+        if any(issubclass(t, exc) for t in types_):
+            return False
+    return False
 
 
 _WARNS_UNKNOWN = ("a call inside `with warnings.catch_warnings()` with warnings as errors "
@@ -1246,6 +1326,236 @@ class _Raises:
             self.precise = self.precise and inner[1]
             return set(inner[0])
         return {_UNKNOWN}
+
+
+def _user_helper(fn) -> bool:
+    return isinstance(fn, types.FunctionType) and not _numpy_module(fn) and \
+        forwarded_target(fn) is None
+
+
+def _array_to_scalar_raises() -> bool:
+    """Whether this NumPy refuses to make a Python number of an array of one element
+    (``float(np.zeros(1))``, what ``math.sqrt`` and ``int`` do): TypeError, as of an empty
+    one; older NumPy converts it with a DeprecationWarning."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        try:
+            float(np.zeros(1))
+        except TypeError:
+            return True
+    return False
+
+
+_ARRAY_TO_SCALAR_RAISES = _array_to_scalar_raises()
+_ON_ARRAYS_DEPTH = 4
+_SCALAR_CONVERTERS = {builtins.float, builtins.int, builtins.complex}
+
+
+class _OnArrays:
+    """What a helper of the user's does when called with arrays of 0 or 1 element (an item
+    of a number per example at a per-example bool, `_TryLowering._numpy_quiet`), NumPy
+    scalars and constants: the kind of its result, "array", "value" (a NumPy scalar), a
+    constant ``("const", v)``, "raises" (it raises on every example one of ``caught``, the
+    exceptions the handler taken catches first), or None where it may raise anything else.
+    Read from its body: assignments to names, ``return``, ``if`` on constants (a parameter
+    left at its default or passed a literal: ``if deg:``), arithmetic of arrays (which warns,
+    never raises), NumPy's ufuncs, the number builtins and `math` functions of an array
+    (TypeError where this NumPy makes no Python number of an array of one element), other
+    helpers of the user (recursively, at most `_ON_ARRAYS_DEPTH` deep); anything else is
+    None."""
+
+    def __init__(self, caught):
+        self.caught = tuple(caught)
+
+    def call(self, fn, args: list, kwargs: dict, depth: int):
+        if depth > _ON_ARRAYS_DEPTH or not _user_helper(fn):
+            return None
+        try:
+            source = read_function(fn)
+            bound = inspect.signature(fn, follow_wrapped=False).bind(*args, **kwargs)
+        except (Unsupported, TypeError, ValueError):
+            return None
+        env = {}
+        for param in bound.signature.parameters.values():
+            if param.name in bound.arguments:
+                env[param.name] = bound.arguments[param.name] if param.kind in (
+                    param.POSITIONAL_ONLY, param.POSITIONAL_OR_KEYWORD,
+                    param.KEYWORD_ONLY) else None
+            elif param.default is not param.empty and (param.default is None or type(
+                    param.default) in (bool, int, float, str)):
+                env[param.name] = ("const", param.default)
+            else:
+                env[param.name] = None      # (`*args`, `**kwargs`, an object default)
+        self.globals = fn.__globals__
+        body = source.tree.body
+        found = self.block(list(body.body) if isinstance(body, cst.IndentedBlock) else [],
+                           env, depth)
+        return ("const", None) if found == "fell" else found
+
+    def block(self, stmts, env: dict, depth: int):
+        """The kind of what ``stmts`` return, "fell" where they end without a `return`."""
+        for k, stmt in enumerate(stmts):
+            if type(stmt) is cst.If:
+                test = self.value(stmt.test, env, depth)
+                if test == "raises":
+                    return test
+                if type(test) is not tuple:
+                    return None     # (an array's truth raises for an empty one)
+                if test[1]:
+                    branch = list(stmt.body.body)
+                elif type(stmt.orelse) is cst.Else:
+                    branch = list(stmt.orelse.body.body)
+                elif stmt.orelse is not None:
+                    branch = [stmt.orelse]
+                else:
+                    branch = []
+                found = self.block(branch + list(stmts[k + 1:]), env, depth)
+                return found
+            if type(stmt) is not cst.SimpleStatementLine:
+                return None
+            for small in stmt.body:
+                if type(small) is cst.Expr and type(small.value) in (
+                        cst.SimpleString, cst.ConcatenatedString):
+                    continue        # (a docstring)
+                if type(small) is cst.Pass:
+                    continue
+                if type(small) is cst.Return:
+                    return ("const", None) if small.value is None else \
+                        self.value(small.value, env, depth)
+                if type(small) is cst.Assign and all(
+                        type(t.target) is cst.Name for t in small.targets):
+                    kind = self.value(small.value, env, depth)
+                    if kind is None or kind == "raises":
+                        return kind
+                    for t in small.targets:
+                        env[t.target.value] = kind
+                    continue
+                if type(small) is cst.AugAssign and type(small.target) is cst.Name:
+                    kind = self.value(cst.BinaryOperation(small.target, _binary(
+                        small.operator), small.value), env, depth)
+                    if kind is None or kind == "raises":
+                        return kind
+                    env[small.target.value] = kind
+                    continue
+                return None
+        return "fell"
+
+    def resolve(self, node, env):
+        """A module-level object that ``node`` (a name not bound here, ``module.name``)
+        names, or None."""
+        if type(node) is cst.Name:
+            if node.value in env:
+                return None
+            if node.value in self.globals:
+                return self.globals[node.value]
+            return getattr(builtins, node.value, None)
+        if type(node) is cst.Attribute:
+            owner = self.resolve(node.value, env)
+            return getattr(owner, node.attr.value, None) if isinstance(
+                owner, types.ModuleType) else None
+        return None
+
+    def value(self, node, env: dict, depth: int):
+        t = type(node)
+        if t in (cst.Integer, cst.Float, cst.SimpleString):
+            return ("const", node.evaluated_value)
+        if t is cst.Name and node.value in env:
+            return env[node.value]
+        if t in (cst.Name, cst.Attribute):
+            obj = self.resolve(node, env)
+            if obj is None and not (t is cst.Name and node.value == "None"):
+                return None
+            return ("const", obj) if obj is None or type(obj) in (bool, int, float) \
+                else None
+        if t is cst.UnaryOperation:
+            kind = self.value(node.expression, env, depth)
+            if type(kind) is tuple:
+                try:
+                    return ("const", {cst.Minus: lambda v: -v, cst.Plus: lambda v: +v,
+                                      cst.Not: lambda v: not v}[type(node.operator)](
+                                          kind[1]))
+                except (KeyError, TypeError):
+                    return None
+            if type(node.operator) in (cst.Minus, cst.Plus) and kind in ("array", "value",
+                                                                         "raises"):
+                return kind
+            return None
+        if t is cst.Comparison:
+            if len(node.comparisons) != 1:
+                return None
+            op = type(node.comparisons[0].operator)
+            left = self.value(node.left, env, depth)
+            right = self.value(node.comparisons[0].comparator, env, depth)
+            if "raises" in (left, right):
+                return "raises" if left == "raises" or left is not None else None
+            if type(left) is tuple and type(right) is tuple and op in (cst.Is, cst.IsNot):
+                # (`ell is None` of a parameter left at its default None)
+                same = left[1] is right[1]
+                return ("const", same if op is cst.Is else not same)
+            return None
+        if t is cst.BinaryOperation:
+            return self.arithmetic(node, env, depth)
+        if t is cst.Call:
+            return self.call_of(node, env, depth)
+        return None
+
+    def arithmetic(self, node, env, depth):
+        op = type(node.operator)
+        if op not in (cst.Add, cst.Subtract, cst.Multiply, cst.Divide, cst.Power):
+            return None
+        left = self.value(node.left, env, depth)
+        if left == "raises" or left is None:
+            return left
+        right = self.value(node.right, env, depth)
+        if right == "raises" or right is None:
+            return right
+
+        def number(kind):
+            return type(kind) is tuple and type(kind[1]) in (int, float)
+        if not all(k in ("array", "value") or number(k) for k in (left, right)):
+            return None
+        if "array" not in (left, right):
+            return None     # (numbers: a Python number's division raises)
+        if op is cst.Power and not (number(right) and (type(right[1]) is float or
+                                                      right[1] >= 0)):
+            return None     # (an int array to a negative power raises ValueError)
+        if any(number(k) and type(k[1]) is int and abs(k[1]) >= 2 ** 63
+               for k in (left, right)):
+            return None     # (an int beyond int64 meeting an int array: OverflowError)
+        return "array"      # (arrays' arithmetic warns, never raises)
+
+    def call_of(self, node, env, depth):
+        if any(a.star for a in node.args):
+            return None
+        fn = self.resolve(node.func, env)
+        kinds = []
+        for a in node.args:
+            kind = self.value(a.value, env, depth)
+            if kind is None or kind == "raises":
+                return kind
+            kinds.append(kind)
+        if _user_helper(fn):
+            return self.call(fn, [k for k, a in zip(kinds, node.args) if a.keyword is None],
+                             {a.keyword.value: k for k, a in zip(kinds, node.args)
+                              if a.keyword is not None}, depth + 1)
+        if any(a.keyword for a in node.args) or fn is None:
+            return None
+        if "array" in kinds and (fn in _SCALAR_CONVERTERS or getattr(
+                fn, "__module__", None) == "math" and getattr(
+                    math, getattr(fn, "__name__", ""), None) is fn):
+            # a Python number of an array: TypeError (where this NumPy refuses to convert
+            # one of one element, as it does an empty one)
+            return "raises" if _ARRAY_TO_SCALAR_RAISES and TypeError in self.caught \
+                else None
+        if isinstance(fn, np.ufunc) and fn.nout == 1 and len(kinds) == fn.nin and \
+                fn is not np.power and TypeError in self.caught and all(
+                    k in ("array", "value") or type(k) is tuple and type(k[1]) in (
+                        int, float) for k in kinds):
+            # (its failure for the types is a TypeError, caught)
+            return "array" if "array" in kinds else "value"
+        if fn is builtins.abs and len(kinds) == 1 and kinds[0] in ("array", "value"):
+            return kinds[0]
+        return None
 
 
 def _exception_reads(body, name: str, outside=None):
