@@ -200,3 +200,52 @@ def test_a_helper_of_ufuncs_on_the_items_takes_the_handler(n):
         _check(into_number_scaled, x)
         if n:
             _check_vmap(into_number_scaled, x)
+
+
+# ------------- pymap3d's loxodrome shape: a helper on those items, an object of constants
+class _Spheroid:
+    models = {"unit": (2.0, 1.5)}
+
+    def __init__(self, a, b):
+        self.a = a
+        self.b = b
+
+    @classmethod
+    def named(cls, name):
+        a, b = cls.models[name]
+        return cls(a, b)
+
+
+def _radius(lat, ell=None, deg=True):
+    if ell is None:
+        ell = _Spheroid.named("unit")       # (made once, of literals: the same object)
+    if deg:
+        lat = np.radians(lat)
+    return ell.a / np.sqrt(1.0 - (ell.b * np.sin(lat) / 4.0) ** 2)
+
+
+def _departure(lon1, lon2, lat, ell=None, deg=True):
+    if deg:
+        lon1, lon2, lat = np.radians(lon1), np.radians(lon2), np.radians(lat)
+    return _radius(lat, ell=ell, deg=False) * (abs(lon2 - lon1) % np.pi)
+
+
+def loxodrome_like(lat, lon1, lon2, ell=None):
+    i = abs(np.cos(lat)) < 0.5
+    dist = lat * 2.0 + 1.0
+    try:
+        dist[i] = _departure(lon2[i], lon1[i], lat[i], ell, deg=False)
+    except (AttributeError, TypeError):
+        if i:
+            dist = _departure(lon2, lon1, lat, ell, deg=False)
+    return dist
+
+
+@pytest.mark.parametrize("n", [0, 1, 5])
+def test_a_helper_with_an_object_of_constants_on_the_items(n):
+    lat = np.array([0.2, 1.4, -1.3, 0.0, 1.2])[:n]
+    lon = np.array([0.5, -2.0, 3.0, 1.0, -0.7])[:n]
+    for la in (lat, np.full(n, 1.5), np.zeros(n)):
+        _check(loxodrome_like, la, lon, lon[::-1].copy())
+        if n:
+            _check_vmap(loxodrome_like, la, lon, lon[::-1].copy())

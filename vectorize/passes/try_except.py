@@ -539,7 +539,7 @@ class _TryLowering(cst.CSTTransformer):
                     return None
                 if "raises" in kinds:
                     return "raises"
-                kind = _OnArrays(caught).call(
+                kind = _OnArrays(caught, self.numbers.constructed).call(
                     fn, [k for k, a in zip(kinds, node.args) if a.keyword is None],
                     {a.keyword.value: k for k, a in zip(kinds, node.args)
                      if a.keyword is not None}, 0)
@@ -568,6 +568,9 @@ class _TryLowering(cst.CSTTransformer):
         value = self._constant(node)
         if value is not None:
             return ("const", value)
+        value = self.numbers.exact_value(node) if type(node) is cst.Name else _NOT_KNOWN
+        if value is None or type(value) in (bool, int, float, str):
+            return ("const", value)     # (a parameter passed the same constant: `ell=None`)
         return self._numpy_quiet(node, caught)
 
     def _constant(self, node):
@@ -1364,8 +1367,9 @@ class _OnArrays:
     helpers of the user (recursively, at most `_ON_ARRAYS_DEPTH` deep); anything else is
     None."""
 
-    def __init__(self, caught):
+    def __init__(self, caught, constructed: dict):
         self.caught = tuple(caught)
+        self.constructed = constructed     # (objects made of constants: `made_once`)
 
     def call(self, fn, args: list, kwargs: dict, depth: int):
         if depth > _ON_ARRAYS_DEPTH or not _user_helper(fn):
@@ -1452,7 +1456,7 @@ class _OnArrays:
         if type(node) is cst.Attribute:
             owner = self.resolve(node.value, env)
             return getattr(owner, node.attr.value, None) if isinstance(
-                owner, types.ModuleType) else None
+                owner, (types.ModuleType, type)) else None
         return None
 
     def value(self, node, env: dict, depth: int):
@@ -1461,6 +1465,18 @@ class _OnArrays:
             return ("const", node.evaluated_value)
         if t is cst.Name and node.value in env:
             return env[node.value]
+        if t is cst.Attribute and not (type(node.value) is cst.Name and
+                                       node.value.value not in env):
+            owner = self.value(node.value, env, depth)
+            if type(owner) is not tuple or owner[1] is None or type(owner[1]) in (
+                    bool, int, float, str):
+                return None if owner != "raises" else owner
+            try:
+                # (an attribute of an object made of constants, `ell.semimajor_axis` of
+                # `Ellipsoid.from_name("wgs84")`: the same on every example)
+                return ("const", getattr(owner[1], node.attr.value))
+            except Exception:   # noqa: BLE001 -- (it raises on every example: not known)
+                return None
         if t in (cst.Name, cst.Attribute):
             obj = self.resolve(node, env)
             if obj is None and not (t is cst.Name and node.value == "None"):
@@ -1501,7 +1517,8 @@ class _OnArrays:
 
     def arithmetic(self, node, env, depth):
         op = type(node.operator)
-        if op not in (cst.Add, cst.Subtract, cst.Multiply, cst.Divide, cst.Power):
+        if op not in (cst.Add, cst.Subtract, cst.Multiply, cst.Divide, cst.Power,
+                      cst.Modulo, cst.FloorDivide):
             return None
         left = self.value(node.left, env, depth)
         if left == "raises" or left is None:
@@ -1538,6 +1555,16 @@ class _OnArrays:
             return self.call(fn, [k for k, a in zip(kinds, node.args) if a.keyword is None],
                              {a.keyword.value: k for k, a in zip(kinds, node.args)
                               if a.keyword is not None}, depth + 1)
+        if _shared_callee(fn) and all(type(k) is tuple and (k[1] is None or type(k[1]) in (
+                bool, int, float, str)) for k in kinds):
+            # a class (or its class method) called on constants, made once: the same
+            # object on every example (`Ellipsoid.from_name("wgs84")`); where it raises,
+            # it raises on every example what the engine does not know
+            made = made_once(self.constructed, fn,
+                             *[k[1] for k, a in zip(kinds, node.args) if a.keyword is None],
+                             **{a.keyword.value: k[1] for k, a in zip(kinds, node.args)
+                                if a.keyword is not None})
+            return None if made is UNKNOWN else ("const", made)
         if any(a.keyword for a in node.args) or fn is None:
             return None
         if "array" in kinds and (fn in _SCALAR_CONVERTERS or getattr(
