@@ -249,3 +249,62 @@ def test_a_helper_with_an_object_of_constants_on_the_items(n):
         _check(loxodrome_like, la, lon, lon[::-1].copy())
         if n:
             _check_vmap(loxodrome_like, la, lon, lon[::-1].copy())
+
+
+# ----------- pymap3d's ecef2geodetic shape: 0-d arrays (`np.asarray` of a number per
+# example, `np.empty_like` of one) written by a per-example mask, inside `try: ... except
+# NameError:` whose handler binds the same name for code without NumPy (never taken), and
+# the sign fix-up `alt[inside] = -alt[inside]` of a NumPy scalar made of 0-d arrays (every
+# example raises TypeError at the write and takes the handler)
+def geodetic_like(x, z):
+    try:
+        x = np.asarray(x)
+        z = np.asarray(z)
+    except NameError:
+        pass
+    u = np.hypot(x, 1.5)
+    try:
+        beta = np.empty_like(u)
+        ibad = np.isclose(x, 0) | np.isclose(z, 0)
+        beta[~ibad] = np.arctan(z[~ibad] / x[~ibad] * u[~ibad])
+        beta[~ibad] += np.sin(beta[~ibad]) / 8.0
+        beta[ibad] = 0.5
+    except NameError:
+        beta = math.atan(z / x * u) if x and z else 0.5
+    cos_beta = np.cos(beta)
+    try:
+        lim = math.pi / 2 - np.finfo(beta.dtype).eps
+        cos_beta = np.where(beta >= lim, 0, cos_beta)
+    except NameError:
+        pass
+    alt = np.hypot(z - np.sin(beta), x - cos_beta)
+    inside = x ** 2 / 4.0 + z ** 2 < 1
+    try:
+        if inside.any():
+            alt[inside] = -alt[inside]
+    except (TypeError, AttributeError):
+        if inside:
+            alt = -alt
+    return alt
+
+
+def folded(lon1, lon2):
+    big = abs(lon2 - lon1) % (2 * math.pi)
+    try:
+        big[big > math.pi] = 2 * math.pi - big[big > math.pi]
+    except TypeError:
+        if big > math.pi:
+            big = 2 * math.pi - big
+    return big
+
+
+@pytest.mark.parametrize("n", [0, 1, 5])
+def test_masked_writes_of_0d_arrays_and_a_sign_fix_up(n):
+    x = np.array([0.5, 0.0, -3.0, 1.2, 2.5])[:n]
+    z = np.array([0.2, 1.0, 0.0, -0.4, 3.0])[:n]
+    for a, b in ((x, z), (z, x), (np.zeros(n), z), (x + 5.0, z)):
+        _check(geodetic_like, a, b)
+        _check(folded, a, 3.0 * b)
+        if n:
+            _check_vmap(geodetic_like, a, b)
+            _check_vmap(folded, a, 3.0 * b)

@@ -446,7 +446,7 @@ class _TryLowering(cst.CSTTransformer):
         if type(target) is not cst.Subscript or type(target.value) is not cst.Name or \
                 handler is None or id(handler) in self.bound or \
                 self.numbers.number(target.value) is not True or not all(
-                    type(e.slice) is cst.Index and _quiet_leaf(e.slice.value)
+                    type(e.slice) is cst.Index and self._quiet_index(e.slice.value)
                     for e in target.slice):
             return False
         # (the exceptions whose first handler is that one: Python takes the first that
@@ -462,8 +462,8 @@ class _TryLowering(cst.CSTTransformer):
         after only operations that raise nothing, "quiet" where it raises nothing (a name, a
         literal), None where the engine cannot tell."""
         t = type(node)
-        if _quiet_leaf(node):
-            return "quiet"
+        if _quiet_leaf(node) or self._constant(node) is not None:
+            return "quiet"      # (`2 * pi`: constants, no zero divisor)
         if t is cst.Attribute:
             base = node
             while type(base) is cst.Attribute:
@@ -475,7 +475,8 @@ class _TryLowering(cst.CSTTransformer):
                 return None
             if len(node.slice) != 1 or type(node.slice[0].slice) is not cst.Index:
                 return None
-            index = self._python_raises(node.slice[0].slice.value)
+            index = "quiet" if self._quiet_index(node.slice[0].slice.value) else \
+                self._python_raises(node.slice[0].slice.value)
             return "raises" if index in ("raises", "quiet") else None
         parts = None
         if t is cst.UnaryOperation:
@@ -510,7 +511,7 @@ class _TryLowering(cst.CSTTransformer):
                     or len(node.slice) != 1 or type(node.slice[0].slice) is not cst.Index:
                 return None
             index = node.slice[0].slice.value
-            if not _quiet_leaf(index):
+            if not self._quiet_index(index):
                 return None
             if self._boolean(index) and self.numbers.number(index) is True:
                 return "array"
@@ -558,6 +559,19 @@ class _TryLowering(cst.CSTTransformer):
             # is a TypeError (UFuncTypeError: no loop for the types), which is caught
             return "array" if "array" in kinds and TypeError in caught else None
         return None
+
+    def _quiet_index(self, node) -> bool:
+        """A name, a literal, or one comparison of numbers per example and numeric
+        constants (``L[L > pi]``): evaluating it raises nothing."""
+        if _quiet_leaf(node):
+            return True
+        return type(node) is cst.Comparison and len(node.comparisons) == 1 and type(
+            node.comparisons[0].operator) in (cst.LessThan, cst.LessThanEqual,
+                                              cst.GreaterThan, cst.GreaterThanEqual,
+                                              cst.Equal, cst.NotEqual) and all(
+            self._constant(v) is not None or type(v) is cst.Name and
+            self.numbers.number(v) is True
+            for v in (node.left, node.comparisons[0].comparator))
 
     def _argument_kind(self, node, caught):
         """`_numpy_quiet` of an argument of a helper, a constant as ``("const", value)``
@@ -1814,6 +1828,7 @@ class _PythonValued:
         # in a `try` (`at`): what each name may hold there (its bindings, `_PARAM` for the
         # parameter's own value), or None: flow-insensitively (`assigned`)
         self.flow: dict[str, list] | None = None
+        self._assumed: set[str] = set()     # (`scalar_like`: names read in a cycle)
         self._collect(walk(func.body), self.assigned)
 
     def at(self, try_node) -> None:
@@ -1945,12 +1960,16 @@ class _PythonValued:
         if t is cst.Name:
             return self._number_name(node.value, seen)
         if t is cst.UnaryOperation:
-            return self.number(node.expression, seen)
+            return True if self.number(node.expression, seen) is True or type(
+                node.operator) is not cst.Not and self.scalar_like(
+                    node.expression, seen) else None
         if t is cst.BinaryOperation:
-            return _all_true([self.number(node.left, seen), self.number(node.right, seen)])
+            # (of 0-d arrays too, `np.asarray(x) + 1.0`: NumPy makes a NumPy scalar)
+            return True if type(node.operator) is not cst.MatrixMultiply and all(
+                self.scalar_like(v, seen) for v in (node.left, node.right)) else None
         if t is cst.Comparison:
-            return _all_true([self.number(node.left, seen)] + [
-                self.number(c.comparator, seen) for c in node.comparisons])
+            return True if all(self.scalar_like(v, seen) for v in [node.left] + [
+                c.comparator for c in node.comparisons]) else None
         if t is cst.BooleanOperation:
             return _all_true([self.number(node.left, seen), self.number(node.right, seen)])
         if t is cst.IfExp:
@@ -1964,14 +1983,62 @@ class _PythonValued:
                                      builtins.bool, builtins.len)) or (
                     getattr(fn, "__module__", None) == "math"):
                 return True
-            if any(fn is f for f in (builtins.abs, builtins.min, builtins.max, builtins.pow,
-                                     builtins.round)) or (isinstance(fn, np.ufunc)
-                                                          and fn.nout == 1):
+            if (fn is builtins.abs or fn is builtins.pow or isinstance(fn, np.ufunc) and
+                    fn.nout == 1) and args:
+                # (of 0-d arrays too: NumPy makes a NumPy scalar)
+                return True if all(self.scalar_like(a, seen) for a in args) else None
+            if any(fn is f for f in (builtins.min, builtins.max, builtins.round)):
                 return _all_true([self.number(a, seen) for a in args]) if args else None
             return None
         if t is cst.Attribute or t is cst.Subscript:
             return True if self.python_valued(node, seen) is True else None
         return None
+
+    def scalar_like(self, node, seen=frozenset()) -> bool:
+        """Whether ``node`` is a number per example (`number`) or a 0-d array of one
+        (``np.asarray(x)`` of a number, a name every binding of which is one of those): the
+        operands of which NumPy's arithmetic and ufuncs make a NumPy scalar."""
+        if self.number(node, seen) is True:
+            return True
+        t = type(node)
+        if t is cst.Call and not any(a.star for a in node.args):
+            fn = self.resolve(node.func)
+            positional = [a.value for a in node.args if a.keyword is None]
+            keywords = {a.keyword.value for a in node.args if a.keyword is not None}
+            if any(fn is f for f in (np.asarray, np.asanyarray, np.array, np.empty_like,
+                                     np.zeros_like, np.ones_like)) and len(
+                    positional) == 1 and keywords <= {"dtype"}:
+                return self.scalar_like(positional[0], seen)
+            if fn is np.full_like and len(positional) == 2 and keywords <= {"dtype"}:
+                return self.scalar_like(positional[0], seen) and self.scalar_like(
+                    positional[1], seen)
+            if fn is np.where and len(positional) == 3 and not keywords:
+                return all(self.scalar_like(a, seen) for a in positional)
+            return False
+        if t is cst.Attribute and type(node.value) is cst.Call and self.resolve(
+                node.value.func) is np.finfo and node.attr.value in _FINFO_NUMBERS:
+            return True     # (`np.finfo(x.dtype).eps`: a NumPy float)
+        if t is cst.Name:
+            name = node.value
+            if name in seen:
+                # (`c = np.where(m, 0, c)`: so if what it held was; every binding of the
+                # name is then checked, wherever it is: `_scalar_bindings`)
+                self._assumed.add(name)
+                return True
+            held = self._held(name)
+            if not held or not self._scalar_bindings(name, held, seen):
+                return False
+            if name in self._assumed:
+                return self._scalar_bindings(name, self.assigned.get(name, []) + (
+                    [_PARAM] if name in self.params else []), seen)
+            return True
+        return False
+
+    def _scalar_bindings(self, name: str, values, seen) -> bool:
+        example = getattr(self.params.get(name), "example", None)
+        return all(v is not None and (
+            type(example) in _PYTHON_NUMBERS or isinstance(example, np.generic)
+            if v is _PARAM else self.scalar_like(v, seen | {name})) for v in values)
 
     def shared(self, node, seen=frozenset()) -> bool:
         """Whether ``node`` is the same object for every example and not a number: made of
@@ -2231,6 +2298,10 @@ class _PythonValued:
         found = [inner.python_valued(r) for r in returns]
         return found[0] if found[0] is not _CYCLE and all(k is found[0] for k in found) \
             else None
+
+
+_FINFO_NUMBERS = frozenset({"eps", "epsneg", "max", "min", "tiny", "smallest_normal",
+                            "resolution"})
 
 
 class _NoFlow:
