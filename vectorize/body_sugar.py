@@ -1644,7 +1644,7 @@ def masked_scalar_write(tree: cst.FunctionDef, node: cst.Subscript, resolve, ori
         return None
     text = code(mask)
     local = bound_names(tree)
-    if not _always_an_array(tree, target.value.value, resolve):
+    if not _always_an_array(tree, target.value.value, resolve, path):
         return None
 
     def ufunc(func) -> bool:
@@ -1728,16 +1728,27 @@ _ARRAY_MAKERS = ("empty_like", "zeros_like", "ones_like", "full_like", "asarray"
                  "empty", "zeros", "ones", "full")
 
 
-def _always_an_array(tree: cst.FunctionDef, name: str, resolve) -> bool:
+def _always_an_array(tree: cst.FunctionDef, name: str, resolve, path=()) -> bool:
     """Whether every binding of ``name`` in ``tree`` is ``name = f(...)`` with ``f`` one of
     NumPy's functions that return an array (a 0-d one too, never a NumPy scalar, which
-    has no items to write: ``np.float64(x).copy()[m] = v`` raises TypeError)."""
+    has no items to write: ``np.float64(x).copy()[m] = v`` raises TypeError). Where
+    ``path`` (from ``tree`` down to the write) is in the body of a `try` and in no loop,
+    the handlers of that `try` run only after the write, and their bindings are not read
+    there (pymap3d's ``except NameError:`` that binds ``Beta`` for the code without
+    NumPy)."""
     import numpy as np
     if name in {p.name.value for p in tree.params.params}:
         return False
     makers = {id(getattr(np, f)) for f in _ARRAY_MAKERS}
+    after = set()
+    if not any(type(p) in (cst.For, cst.While) for p in path):
+        for k, p in enumerate(path[:-1]):
+            if type(p) is cst.Try and path[k + 1] is p.body:
+                after |= {id(x) for h in p.handlers for x in walk(h)}
     found = False
     for n in walk(tree.body):
+        if id(n) in after:
+            continue
         if type(n) is cst.Assign:
             for t in n.targets:
                 if type(t.target) is cst.Name and t.target.value == name:

@@ -209,6 +209,11 @@ class _Checks:
             name = node.value
             if name in seen:
                 return False
+            value = self.value(node)
+            if value is not None and any(
+                    d is not None and self.value(d) is value and self.numpy_valued(
+                        d, seen | {name}) for d in self.defs.get(name) or ()):
+                return True     # (`x = np.asarray(x)` reaches it: a NumPy value here)
             if name not in self.numpy_names:
                 values = self.defs.get(name)
                 value = self.value(node)

@@ -408,7 +408,8 @@ class _TryLowering(cst.CSTTransformer):
         elif stmt.orelse is not None:
             alone = alone.with_changes(orelse=self.branches(stmt.orelse, [], handlers, [])[0])
         numbers.restore(start)
-        if self.taken == taken and not tests and not _returns(stmt):
+        if self.taken == taken and not any(t[0] is not _BATCH for t in tests) and \
+                not _returns(stmt):
             # no handler is taken inside it: the `if` as it is, then the rest
             numbers.bound(stmt, strong=False)
             return [alone] + self.body(list(rest), handlers, tail)
@@ -446,7 +447,7 @@ class _TryLowering(cst.CSTTransformer):
         if type(target) is not cst.Subscript or type(target.value) is not cst.Name or \
                 handler is None or id(handler) in self.bound or \
                 self.numbers.number(target.value) is not True or not all(
-                    type(e.slice) is cst.Index and _quiet_leaf(e.slice.value)
+                    type(e.slice) is cst.Index and self._quiet_index(e.slice.value)
                     for e in target.slice):
             return False
         # (the exceptions whose first handler is that one: Python takes the first that
@@ -462,8 +463,8 @@ class _TryLowering(cst.CSTTransformer):
         after only operations that raise nothing, "quiet" where it raises nothing (a name, a
         literal), None where the engine cannot tell."""
         t = type(node)
-        if _quiet_leaf(node):
-            return "quiet"
+        if _quiet_leaf(node) or self._constant(node) is not None:
+            return "quiet"      # (`2 * pi`: constants, no zero divisor)
         if t is cst.Attribute:
             base = node
             while type(base) is cst.Attribute:
@@ -475,7 +476,8 @@ class _TryLowering(cst.CSTTransformer):
                 return None
             if len(node.slice) != 1 or type(node.slice[0].slice) is not cst.Index:
                 return None
-            index = self._python_raises(node.slice[0].slice.value)
+            index = "quiet" if self._quiet_index(node.slice[0].slice.value) else \
+                self._python_raises(node.slice[0].slice.value)
             return "raises" if index in ("raises", "quiet") else None
         parts = None
         if t is cst.UnaryOperation:
@@ -510,7 +512,7 @@ class _TryLowering(cst.CSTTransformer):
                     or len(node.slice) != 1 or type(node.slice[0].slice) is not cst.Index:
                 return None
             index = node.slice[0].slice.value
-            if not _quiet_leaf(index):
+            if not self._quiet_index(index):
                 return None
             if self._boolean(index) and self.numbers.number(index) is True:
                 return "array"
@@ -529,6 +531,23 @@ class _TryLowering(cst.CSTTransformer):
             return None
         if t is cst.Call:
             fn = self.resolve(node.func)
+            if _user_helper(fn):
+                # a function of yours on those arrays (`departure(lon2[i], lon1[i])`): what
+                # its body does with them (`_OnArrays`)
+                if any(a.star for a in node.args):
+                    return None
+                kinds = [self._argument_kind(a.value, caught) for a in node.args]
+                if None in kinds:
+                    return None
+                if "raises" in kinds:
+                    return "raises"
+                kind = _OnArrays(caught, self.numbers.constructed).call(
+                    fn, [k for k, a in zip(kinds, node.args) if a.keyword is None],
+                    {a.keyword.value: k for k, a in zip(kinds, node.args)
+                     if a.keyword is not None}, 0)
+                return None if kind is None else kind if kind in ("array", "raises") \
+                    else "value" if kind == "value" or type(kind) is tuple and type(
+                        kind[1]) in (int, float) else None
             if not isinstance(fn, np.ufunc) or fn.nout != 1 or len(node.args) != fn.nin or \
                     fn is np.power or any(a.star or a.keyword for a in node.args):
                 return None     # (`np.power` of ints raises ValueError for a negative power)
@@ -541,6 +560,33 @@ class _TryLowering(cst.CSTTransformer):
             # is a TypeError (UFuncTypeError: no loop for the types), which is caught
             return "array" if "array" in kinds and TypeError in caught else None
         return None
+
+    def _quiet_index(self, node) -> bool:
+        """A name, a literal, or one comparison of numbers per example and numeric
+        constants (``L[L > pi]``): evaluating it raises nothing."""
+        if _quiet_leaf(node):
+            return True
+        return type(node) is cst.Comparison and len(node.comparisons) == 1 and type(
+            node.comparisons[0].operator) in (cst.LessThan, cst.LessThanEqual,
+                                              cst.GreaterThan, cst.GreaterThanEqual,
+                                              cst.Equal, cst.NotEqual) and all(
+            self._constant(v) is not None or type(v) is cst.Name and
+            self.numbers.number(v) is True
+            for v in (node.left, node.comparisons[0].comparator))
+
+    def _argument_kind(self, node, caught):
+        """`_numpy_quiet` of an argument of a helper, a constant as ``("const", value)``
+        (``deg=False``, ``2.0``: `_OnArrays` reads the tests of its parameters)."""
+        if type(node) is cst.Name and node.value in ("True", "False", "None") and \
+                self.numbers._held(node.value) is None:
+            return ("const", {"True": True, "False": False, "None": None}[node.value])
+        value = self._constant(node)
+        if value is not None:
+            return ("const", value)
+        value = self.numbers.exact_value(node) if type(node) is cst.Name else _NOT_KNOWN
+        if value is None or type(value) in (bool, int, float, str):
+            return ("const", value)     # (a parameter passed the same constant: `ell=None`)
+        return self._numpy_quiet(node, caught)
 
     def _constant(self, node):
         """The value of ``node`` where it is made of literal numbers and the module's numbers
@@ -616,6 +662,8 @@ class _TryLowering(cst.CSTTransformer):
     def guarded(self, tests: list, handlers: list, rest: list) -> list:
         """``rest`` under ``else`` of each test whose exception a handler catches (the first
         test outermost), its branch that handler."""
+        self.before_every(tests, handlers)
+        tests = [t for t in tests if t[0] is not _BATCH]
         for exc, template, nodes, guards in reversed(tests):
             handler = next((h for types, h in handlers if issubclass(exc, types)), None)
             if handler is None and "warned" in nodes:
@@ -644,6 +692,36 @@ class _TryLowering(cst.CSTTransformer):
                            orelse=rest[0] if len(rest) == 1 and type(rest[0]) is cst.If
                            else cst.Else(body=cst.IndentedBlock(rest)))]
         return rest
+
+    def before_every(self, tests: list, handlers: list) -> None:
+        """Where an operation raises on every example that gets there (its per-example type
+        decides: the item of a number, the write into one), the statement is that handler
+        alone; what runs before it must then raise on no example what another handler, or
+        none, catches: a test no handler catches (it raises there, `math.sqrt(x)` under
+        `except TypeError:`) or a call left to the batch (`_BATCH`: a helper that may raise)
+        would vanish with the statement. Refused there."""
+        every = next((k for k, (exc, template, _, guards) in enumerate(tests)
+                      if exc is not _BATCH and template is None and not guards and next(
+                          (h for types_, h in handlers if issubclass(exc, types_)), None)
+                      is not None), None)
+        if every is None:
+            return
+        handler = next(h for types_, h in handlers if issubclass(tests[every][0], types_))
+        for exc, _template, nodes, _ in tests[:every]:
+            node = next(iter(nodes.values()), None)
+            raised = nodes.get("raises", ()) if exc is _BATCH else (exc,)
+            if exc is _BATCH and id(handler) not in self.bound and all(
+                    _surely_handled_by(handlers, e, handler) for e in raised):
+                continue
+            if exc is not _BATCH and "warned" not in nodes and next(
+                    (h for types_, h in handlers if issubclass(exc, types_)), None) is not None:
+                continue    # (caught: its test is written around the handler)
+            if exc is not _BATCH and "warned" in nodes:
+                continue
+            raise Unsupported("an operation inside a `try` that may raise what the handler "
+                              "taken by every example does not catch, before the operation "
+                              "that raises on every example (the statement is that handler)",
+                              node, "compute it before the `try`", kind="raises")
 
     def raised_type(self, node) -> type:
         """The exception class ``raise <node>`` raises (``E`` or ``E(...)``)."""
@@ -1007,6 +1085,7 @@ class _TryLowering(cst.CSTTransformer):
             # same exception on every example, which the batch raises and the per-example
             # loop then gives to the handler
             spec_facts.note("handled_raises")
+            tests.append((_BATCH, "batch", {"call": node, "raises": (Exception,)}, guards))
             return
         if fn not in _NUMBER_BUILTINS:
             found = self.raises(fn, args)
@@ -1019,6 +1098,9 @@ class _TryLowering(cst.CSTTransformer):
             # example, where the handler is taken
             if self.caught(found[0]):
                 spec_facts.note("handled_raises")
+            if found[0]:
+                tests.append((_BATCH, "batch", {"call": node, "raises": tuple(found[0])},
+                              guards))
             return
         if fn is builtins.divmod and len(args) == 2:
             if self.arithmetic(node, args, "`divmod`"):
@@ -1030,6 +1112,21 @@ class _TryLowering(cst.CSTTransformer):
         elif fn in (builtins.int, builtins.round) and len(args) == 1:
             for exc, template in python_errors.exact_math_errors("floor", 1):
                 tests.append((exc, template, {"x": args[0]}, guards))
+
+
+class _BATCH:
+    """The mark of a call whose exceptions are left to the batch (in a `try`'s tests)."""
+
+
+def _surely_handled_by(handlers, exc: type, handler) -> bool:
+    """Whether ``exc`` (and each of its subclasses) raised in the `try` goes to ``handler``:
+    the first handler that catches it, no handler before it catching a subclass."""
+    for types_, h in handlers:
+        if issubclass(exc, types_):
+            return h is handler
+        if any(issubclass(t, exc) for t in types_):
+            return False
+    return False
 
 
 _WARNS_UNKNOWN = ("a call inside `with warnings.catch_warnings()` with warnings as errors "
@@ -1173,14 +1270,20 @@ class _Raises:
             if t is cst.Try:
                 inner = self.block(child.body)
                 handled = [_handler_types(self, h) for h in child.handlers]
-                if any(h is None for h in handled):
+                # a handler is run only where the body raises what it catches: one whose
+                # classes meet none of those the body may raise (a class in `inner` stands
+                # for its subclasses too) is never run, whatever its code
+                reached = [h is None or any(issubclass(exc, h) or any(
+                    issubclass(c, exc) for c in h) for exc in inner) for h in handled]
+                if any(h is None and r for h, r in zip(handled, reached)):
                     out.add(_UNKNOWN)
-                    handled = [h for h in handled if h is not None]
+                handled_types = [h for h in handled if h is not None]
                 for exc in inner:
-                    if not any(issubclass(exc, h) for h in handled):
+                    if not any(issubclass(exc, h) for h in handled_types):
                         out.add(exc)
-                for h, types_ in zip(child.handlers, handled):
-                    out |= self.block(h.body, types_)
+                for h, types_, r in zip(child.handlers, handled, reached):
+                    if r and types_ is not None:
+                        out |= self.block(h.body, types_)
                 for part in (child.orelse, child.finalbody):
                     if part is not None:
                         out |= self.block(part.body)
@@ -1244,6 +1347,260 @@ class _Raises:
             self.precise = self.precise and inner[1]
             return set(inner[0])
         return {_UNKNOWN}
+
+
+def _user_helper(fn) -> bool:
+    return isinstance(fn, types.FunctionType) and not _numpy_module(fn) and \
+        forwarded_target(fn) is None
+
+
+def _array_to_scalar_raises() -> bool:
+    """Whether this NumPy refuses to make a Python number of an array of one element
+    (``float(np.zeros(1))``, what ``math.sqrt`` and ``int`` do): TypeError, as of an empty
+    one; older NumPy converts it with a DeprecationWarning."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        try:
+            float(np.zeros(1))
+        except TypeError:
+            return True
+    return False
+
+
+_ARRAY_TO_SCALAR_RAISES = _array_to_scalar_raises()
+_ON_ARRAYS_DEPTH = 4
+_SCALAR_CONVERTERS = {builtins.float, builtins.int, builtins.complex}
+
+
+class _OnArrays:
+    """What a helper of the user's does when called with arrays of 0 or 1 element (an item
+    of a number per example at a per-example bool, `_TryLowering._numpy_quiet`), NumPy
+    scalars and constants: the kind of its result, "array", "value" (a NumPy scalar), a
+    constant ``("const", v)``, "raises" (it raises on every example one of ``caught``, the
+    exceptions the handler taken catches first), or None where it may raise anything else.
+    Read from its body: assignments to names, ``return``, ``if`` on constants (a parameter
+    left at its default or passed a literal: ``if deg:``), arithmetic of arrays (which warns,
+    never raises), NumPy's ufuncs, the number builtins and `math` functions of an array
+    (TypeError where this NumPy makes no Python number of an array of one element), other
+    helpers of the user (recursively, at most `_ON_ARRAYS_DEPTH` deep); anything else is
+    None."""
+
+    def __init__(self, caught, constructed: dict):
+        self.caught = tuple(caught)
+        self.constructed = constructed     # (objects made of constants: `made_once`)
+
+    def call(self, fn, args: list, kwargs: dict, depth: int):
+        if depth > _ON_ARRAYS_DEPTH or not _user_helper(fn):
+            return None
+        try:
+            source = read_function(fn)
+            bound = inspect.signature(fn, follow_wrapped=False).bind(*args, **kwargs)
+        except (Unsupported, TypeError, ValueError):
+            return None
+        env = {}
+        for param in bound.signature.parameters.values():
+            if param.name in bound.arguments:
+                env[param.name] = bound.arguments[param.name] if param.kind in (
+                    param.POSITIONAL_ONLY, param.POSITIONAL_OR_KEYWORD,
+                    param.KEYWORD_ONLY) else None
+            elif param.default is not param.empty and (param.default is None or type(
+                    param.default) in (bool, int, float, str)):
+                env[param.name] = ("const", param.default)
+            else:
+                env[param.name] = None      # (`*args`, `**kwargs`, an object default)
+        self.globals = fn.__globals__
+        body = source.tree.body
+        found = self.block(list(body.body) if isinstance(body, cst.IndentedBlock) else [],
+                           env, depth)
+        return ("const", None) if found == "fell" else found
+
+    def block(self, stmts, env: dict, depth: int):
+        """The kind of what ``stmts`` return, "fell" where they end without a `return`."""
+        for k, stmt in enumerate(stmts):
+            if type(stmt) is cst.If:
+                test = self.value(stmt.test, env, depth)
+                if test == "raises":
+                    return test
+                if type(test) is not tuple:
+                    return None     # (an array's truth raises for an empty one)
+                if test[1]:
+                    branch = list(stmt.body.body)
+                elif type(stmt.orelse) is cst.Else:
+                    branch = list(stmt.orelse.body.body)
+                elif stmt.orelse is not None:
+                    branch = [stmt.orelse]
+                else:
+                    branch = []
+                found = self.block(branch + list(stmts[k + 1:]), env, depth)
+                return found
+            if type(stmt) is not cst.SimpleStatementLine:
+                return None
+            for small in stmt.body:
+                if type(small) is cst.Expr and type(small.value) in (
+                        cst.SimpleString, cst.ConcatenatedString):
+                    continue        # (a docstring)
+                if type(small) is cst.Pass:
+                    continue
+                if type(small) is cst.Return:
+                    return ("const", None) if small.value is None else \
+                        self.value(small.value, env, depth)
+                if type(small) is cst.Assign and all(
+                        type(t.target) is cst.Name for t in small.targets):
+                    kind = self.value(small.value, env, depth)
+                    if kind is None or kind == "raises":
+                        return kind
+                    for t in small.targets:
+                        env[t.target.value] = kind
+                    continue
+                if type(small) is cst.AugAssign and type(small.target) is cst.Name:
+                    kind = self.value(cst.BinaryOperation(small.target, _binary(
+                        small.operator), small.value), env, depth)
+                    if kind is None or kind == "raises":
+                        return kind
+                    env[small.target.value] = kind
+                    continue
+                return None
+        return "fell"
+
+    def resolve(self, node, env):
+        """A module-level object that ``node`` (a name not bound here, ``module.name``)
+        names, or None."""
+        if type(node) is cst.Name:
+            if node.value in env:
+                return None
+            if node.value in self.globals:
+                return self.globals[node.value]
+            return getattr(builtins, node.value, None)
+        if type(node) is cst.Attribute:
+            owner = self.resolve(node.value, env)
+            return getattr(owner, node.attr.value, None) if isinstance(
+                owner, (types.ModuleType, type)) else None
+        return None
+
+    def value(self, node, env: dict, depth: int):
+        t = type(node)
+        if t in (cst.Integer, cst.Float, cst.SimpleString):
+            return ("const", node.evaluated_value)
+        if t is cst.Name and node.value in env:
+            return env[node.value]
+        if t is cst.Attribute and not (type(node.value) is cst.Name and
+                                       node.value.value not in env):
+            owner = self.value(node.value, env, depth)
+            if type(owner) is not tuple or owner[1] is None or type(owner[1]) in (
+                    bool, int, float, str):
+                return None if owner != "raises" else owner
+            try:
+                # (an attribute of an object made of constants, `ell.semimajor_axis` of
+                # `Ellipsoid.from_name("wgs84")`: the same on every example)
+                return ("const", getattr(owner[1], node.attr.value))
+            except Exception:   # noqa: BLE001 -- (it raises on every example: not known)
+                return None
+        if t in (cst.Name, cst.Attribute):
+            obj = self.resolve(node, env)
+            if obj is None and not (t is cst.Name and node.value == "None"):
+                return None
+            return ("const", obj) if obj is None or type(obj) in (bool, int, float) \
+                else None
+        if t is cst.UnaryOperation:
+            kind = self.value(node.expression, env, depth)
+            if type(kind) is tuple:
+                try:
+                    return ("const", {cst.Minus: lambda v: -v, cst.Plus: lambda v: +v,
+                                      cst.Not: lambda v: not v}[type(node.operator)](
+                                          kind[1]))
+                except (KeyError, TypeError):
+                    return None
+            if type(node.operator) in (cst.Minus, cst.Plus) and kind in ("array", "value",
+                                                                         "raises"):
+                return kind
+            return None
+        if t is cst.Comparison:
+            if len(node.comparisons) != 1:
+                return None
+            op = type(node.comparisons[0].operator)
+            left = self.value(node.left, env, depth)
+            right = self.value(node.comparisons[0].comparator, env, depth)
+            if "raises" in (left, right):
+                return "raises" if left == "raises" or left is not None else None
+            if type(left) is tuple and type(right) is tuple and op in (cst.Is, cst.IsNot):
+                # (`ell is None` of a parameter left at its default None)
+                same = left[1] is right[1]
+                return ("const", same if op is cst.Is else not same)
+            return None
+        if t is cst.BinaryOperation:
+            return self.arithmetic(node, env, depth)
+        if t is cst.Call:
+            return self.call_of(node, env, depth)
+        return None
+
+    def arithmetic(self, node, env, depth):
+        op = type(node.operator)
+        if op not in (cst.Add, cst.Subtract, cst.Multiply, cst.Divide, cst.Power,
+                      cst.Modulo, cst.FloorDivide):
+            return None
+        left = self.value(node.left, env, depth)
+        if left == "raises" or left is None:
+            return left
+        right = self.value(node.right, env, depth)
+        if right == "raises" or right is None:
+            return right
+
+        def number(kind):
+            return type(kind) is tuple and type(kind[1]) in (int, float)
+        if not all(k in ("array", "value") or number(k) for k in (left, right)):
+            return None
+        if "array" not in (left, right):
+            return None     # (numbers: a Python number's division raises)
+        if op is cst.Power and not (number(right) and (type(right[1]) is float or
+                                                      right[1] >= 0)):
+            return None     # (an int array to a negative power raises ValueError)
+        if any(number(k) and type(k[1]) is int and abs(k[1]) >= 2 ** 63
+               for k in (left, right)):
+            return None     # (an int beyond int64 meeting an int array: OverflowError)
+        return "array"      # (arrays' arithmetic warns, never raises)
+
+    def call_of(self, node, env, depth):
+        if any(a.star for a in node.args):
+            return None
+        fn = self.resolve(node.func, env)
+        kinds = []
+        for a in node.args:
+            kind = self.value(a.value, env, depth)
+            if kind is None or kind == "raises":
+                return kind
+            kinds.append(kind)
+        if _user_helper(fn):
+            return self.call(fn, [k for k, a in zip(kinds, node.args) if a.keyword is None],
+                             {a.keyword.value: k for k, a in zip(kinds, node.args)
+                              if a.keyword is not None}, depth + 1)
+        if _shared_callee(fn) and all(type(k) is tuple and (k[1] is None or type(k[1]) in (
+                bool, int, float, str)) for k in kinds):
+            # a class (or its class method) called on constants, made once: the same
+            # object on every example (`Ellipsoid.from_name("wgs84")`); where it raises,
+            # it raises on every example what the engine does not know
+            made = made_once(self.constructed, fn,
+                             *[k[1] for k, a in zip(kinds, node.args) if a.keyword is None],
+                             **{a.keyword.value: k[1] for k, a in zip(kinds, node.args)
+                                if a.keyword is not None})
+            return None if made is UNKNOWN else ("const", made)
+        if any(a.keyword for a in node.args) or fn is None:
+            return None
+        if "array" in kinds and (fn in _SCALAR_CONVERTERS or getattr(
+                fn, "__module__", None) == "math" and getattr(
+                    math, getattr(fn, "__name__", ""), None) is fn):
+            # a Python number of an array: TypeError (where this NumPy refuses to convert
+            # one of one element, as it does an empty one)
+            return "raises" if _ARRAY_TO_SCALAR_RAISES and TypeError in self.caught \
+                else None
+        if isinstance(fn, np.ufunc) and fn.nout == 1 and len(kinds) == fn.nin and \
+                fn is not np.power and TypeError in self.caught and all(
+                    k in ("array", "value") or type(k) is tuple and type(k[1]) in (
+                        int, float) for k in kinds):
+            # (its failure for the types is a TypeError, caught)
+            return "array" if "array" in kinds else "value"
+        if fn is builtins.abs and len(kinds) == 1 and kinds[0] in ("array", "value"):
+            return kinds[0]
+        return None
 
 
 def _exception_reads(body, name: str, outside=None):
@@ -1475,6 +1832,7 @@ class _PythonValued:
         # in a `try` (`at`): what each name may hold there (its bindings, `_PARAM` for the
         # parameter's own value), or None: flow-insensitively (`assigned`)
         self.flow: dict[str, list] | None = None
+        self._assumed: set[str] = set()     # (`scalar_like`: names read in a cycle)
         self._collect(walk(func.body), self.assigned)
 
     def at(self, try_node) -> None:
@@ -1606,12 +1964,16 @@ class _PythonValued:
         if t is cst.Name:
             return self._number_name(node.value, seen)
         if t is cst.UnaryOperation:
-            return self.number(node.expression, seen)
+            return True if self.number(node.expression, seen) is True or type(
+                node.operator) is not cst.Not and self.scalar_like(
+                    node.expression, seen) else None
         if t is cst.BinaryOperation:
-            return _all_true([self.number(node.left, seen), self.number(node.right, seen)])
+            # (of 0-d arrays too, `np.asarray(x) + 1.0`: NumPy makes a NumPy scalar)
+            return True if type(node.operator) is not cst.MatrixMultiply and all(
+                self.scalar_like(v, seen) for v in (node.left, node.right)) else None
         if t is cst.Comparison:
-            return _all_true([self.number(node.left, seen)] + [
-                self.number(c.comparator, seen) for c in node.comparisons])
+            return True if all(self.scalar_like(v, seen) for v in [node.left] + [
+                c.comparator for c in node.comparisons]) else None
         if t is cst.BooleanOperation:
             return _all_true([self.number(node.left, seen), self.number(node.right, seen)])
         if t is cst.IfExp:
@@ -1625,14 +1987,62 @@ class _PythonValued:
                                      builtins.bool, builtins.len)) or (
                     getattr(fn, "__module__", None) == "math"):
                 return True
-            if any(fn is f for f in (builtins.abs, builtins.min, builtins.max, builtins.pow,
-                                     builtins.round)) or (isinstance(fn, np.ufunc)
-                                                          and fn.nout == 1):
+            if (fn is builtins.abs or fn is builtins.pow or isinstance(fn, np.ufunc) and
+                    fn.nout == 1) and args:
+                # (of 0-d arrays too: NumPy makes a NumPy scalar)
+                return True if all(self.scalar_like(a, seen) for a in args) else None
+            if any(fn is f for f in (builtins.min, builtins.max, builtins.round)):
                 return _all_true([self.number(a, seen) for a in args]) if args else None
             return None
         if t is cst.Attribute or t is cst.Subscript:
             return True if self.python_valued(node, seen) is True else None
         return None
+
+    def scalar_like(self, node, seen=frozenset()) -> bool:
+        """Whether ``node`` is a number per example (`number`) or a 0-d array of one
+        (``np.asarray(x)`` of a number, a name every binding of which is one of those): the
+        operands of which NumPy's arithmetic and ufuncs make a NumPy scalar."""
+        if self.number(node, seen) is True:
+            return True
+        t = type(node)
+        if t is cst.Call and not any(a.star for a in node.args):
+            fn = self.resolve(node.func)
+            positional = [a.value for a in node.args if a.keyword is None]
+            keywords = {a.keyword.value for a in node.args if a.keyword is not None}
+            if any(fn is f for f in (np.asarray, np.asanyarray, np.array, np.empty_like,
+                                     np.zeros_like, np.ones_like)) and len(
+                    positional) == 1 and keywords <= {"dtype"}:
+                return self.scalar_like(positional[0], seen)
+            if fn is np.full_like and len(positional) == 2 and keywords <= {"dtype"}:
+                return self.scalar_like(positional[0], seen) and self.scalar_like(
+                    positional[1], seen)
+            if fn is np.where and len(positional) == 3 and not keywords:
+                return all(self.scalar_like(a, seen) for a in positional)
+            return False
+        if t is cst.Attribute and type(node.value) is cst.Call and self.resolve(
+                node.value.func) is np.finfo and node.attr.value in _FINFO_NUMBERS:
+            return True     # (`np.finfo(x.dtype).eps`: a NumPy float)
+        if t is cst.Name:
+            name = node.value
+            if name in seen:
+                # (`c = np.where(m, 0, c)`: so if what it held was; every binding of the
+                # name is then checked, wherever it is: `_scalar_bindings`)
+                self._assumed.add(name)
+                return True
+            held = self._held(name)
+            if not held or not self._scalar_bindings(name, held, seen):
+                return False
+            if name in self._assumed:
+                return self._scalar_bindings(name, self.assigned.get(name, []) + (
+                    [_PARAM] if name in self.params else []), seen)
+            return True
+        return False
+
+    def _scalar_bindings(self, name: str, values, seen) -> bool:
+        example = getattr(self.params.get(name), "example", None)
+        return all(v is not None and (
+            type(example) in _PYTHON_NUMBERS or isinstance(example, np.generic)
+            if v is _PARAM else self.scalar_like(v, seen | {name})) for v in values)
 
     def shared(self, node, seen=frozenset()) -> bool:
         """Whether ``node`` is the same object for every example and not a number: made of
@@ -1892,6 +2302,10 @@ class _PythonValued:
         found = [inner.python_valued(r) for r in returns]
         return found[0] if found[0] is not _CYCLE and all(k is found[0] for k in found) \
             else None
+
+
+_FINFO_NUMBERS = frozenset({"eps", "epsneg", "max", "min", "tiny", "smallest_normal",
+                            "resolution"})
 
 
 class _NoFlow:
