@@ -54,6 +54,10 @@ _STATEMENTS_MOST = 400
 """The most statements a helper's body may have once its returns are assignments."""
 
 
+_RECURSIVE_STATEMENTS_MOST = 60
+"""The most statements a helper that calls itself may have once its calls are unrolled."""
+
+
 class InlineForKinds(Exception):
     """`passes.lane_kinds` cannot follow the results of calls of the helpers ``fns``."""
 
@@ -533,9 +537,12 @@ def inline_calls(source, fn, helper_source, origins: dict, count: int, read: dic
     (`body_constructs.recursion`; an example going deeper raises in the batch, which then
     replays the per-example loop)."""
     helper = helper_source.tree
-    if unroll and self_calls(helper, fn):
+    recursive = unroll and bool(self_calls(helper, fn))
+    if recursive:
         helper = unroll_recursion(helper, fn)
-        if helper is None:
+        if helper is None or _count(helper.body.body) > _RECURSIVE_STATEMENTS_MOST:
+            # (a large body unrolled into the caller costs more to compile than the join:
+            # lets_be_rational's normalised_black_call inside a Newton loop)
             return None
     if count >= _INLINED_MOST or not _plain_helper(fn, helper_source, source.func, helper):
         return None
@@ -579,6 +586,11 @@ def inline_calls(source, fn, helper_source, origins: dict, count: int, read: dic
     sites = _Sites(is_call)
     tree.visit(sites)
     if not sites.found:
+        return None
+    if recursive and any(n is call for loop in walk(tree.body) if type(loop) in (
+            cst.For, cst.While) for n in walk(loop) for _, call in sites.found):
+        # (its unrolled copies in a loop cost more to compile than the join: lets_be_rational's
+        # normalised_black_call in a Newton loop)
         return None
     for _ in range(len(sites.found)):
         sites = _Sites(is_call)
