@@ -362,3 +362,52 @@ def test_a_slice_written_with_a_slice_of_other_bounds_is_refused():
     with pytest.raises(VectorizeError, match="different length per example"):
         vectorize(_head_copied_shifted, signature="(n),(n),()->(n)", fallback="error")(
             v, v, np.zeros(2))
+
+
+def _head_filled_under_a_condition(v, x, k):
+    y = np.zeros(len(v), dtype=np.float32)
+    j = int(np.argmin(v)) + 1
+    if x > 1.0:
+        y[:j] = max(0.0, x)
+    return y
+
+
+def _both_sides_filled(v, x, k):
+    y = v.copy()
+    j = int(np.argmax(v))
+    if x > 0:
+        y[j:] = x
+    else:
+        y[:j] = -1.0
+    return y
+
+
+def _int_tail_filled_in_a_loop(v, x, k):
+    y = np.zeros(len(v), dtype=np.int64)
+    j = int(np.argmax(v)) - 3
+    for i in range(len(v)):
+        if v[i] > x:
+            y[j:] = x                  # NaN / inf raise only where a lane writes
+    return y
+
+
+@pytest.mark.parametrize("f", [_head_filled_under_a_condition, _both_sides_filled,
+                               _int_tail_filled_in_a_loop])
+@pytest.mark.parametrize("x", [[0.5, -2.0, 7.25], [np.nan, 3.0, 1.5], [np.inf, -np.inf, 1.5]])
+def test_a_slice_with_a_per_example_bound_written_under_a_per_example_condition(f, x):
+    # (fuzz_arrays34 seed 300s: `if ...: y1[:k] = ...`, refused as a slice of different
+    # length per example) the bound makes the slice empty where the branch does not run
+    v = np.array([[1.0, 5.0, 3.0, 0.0], [9.0, 2.0, -1.0, 4.0], [0.0, 0.0, 0.0, 7.0]])
+    x = np.array(x)
+    sig = "(n),(),()->(n)"
+    got, got_err = outcome(lambda: vectorize(f, signature=sig, fallback="error")(v, x, 2))
+    want, want_err = outcome(lambda: np.vectorize(f, signature=sig)(v, x, 2))
+    assert type(got_err) is type(want_err), (got_err, want_err)
+    if want_err is None:
+        assert got.dtype == want.dtype
+        np.testing.assert_array_equal(got, want)
+    rows, rows_err = outcome(lambda: np.stack([f(v[i], x[i], 2) for i in range(3)]))
+    mapped, mapped_err = outcome(lambda: vmap(f, in_axes=(0, 0, None))(v, x, 2))
+    assert type(mapped_err) is type(rows_err), (mapped_err, rows_err)
+    if rows_err is None:
+        np.testing.assert_array_equal(mapped, rows)

@@ -408,6 +408,32 @@ class _MaskWrites(cst.CSTTransformer):
         return target.with_changes(slice=[target.slice[0].with_changes(
             slice=target.slice[0].slice.with_changes(value=guarded))])
 
+    def _slice_bounds(self, original, target) -> cst.Subscript | None:
+        """``y[lo:hi] = v`` with a per-example bound (a slice the analysis selects by its
+        mask) -> ``y[lo:(hi if test else 0)] = v`` (``y[(lo if test else len(y)):] = v``
+        where ``hi`` is omitted): per example the branch's write where the branch runs and
+        a write of no item elsewhere (an empty slice: its start is at least its end), which
+        `aliasing._slice_write` makes a masked write, with no merge (which would read the
+        slice back). None for any other target."""
+        if self.analysis is None or type(original) is not cst.Subscript or \
+                original not in self.analysis.slice_selections or len(target.slice) != 1 or \
+                type(target.slice[0].slice) is not cst.Slice or \
+                target.slice[0].slice.step is not None:
+            return None
+        sl = target.slice[0].slice
+
+        def guarded(bound, skip):
+            keep = bound.deep_clone()
+            body, orelse = (skip, keep) if self.negated else (keep, skip)
+            return fix_parens(cst.IfExp(test=self.test.deep_clone(), body=body, orelse=orelse))
+
+        if sl.upper is not None:
+            sl = sl.with_changes(upper=guarded(sl.upper, cst.Integer("0")))
+        else:
+            sl = sl.with_changes(lower=guarded(sl.lower or cst.Integer("0"), expr(
+                "len({y})", y=target.value.deep_clone())))
+        return target.with_changes(slice=[target.slice[0].with_changes(slice=sl)])
+
     def visit_SimpleStatementLine(self, node):
         self.line = node
 
@@ -465,6 +491,8 @@ class _MaskWrites(cst.CSTTransformer):
                               "assign each target on its own line")
         target, value = targets[0], updated_node.value
         guarded = self._truth_index(original_node.targets[0].target, target)
+        if guarded is None:
+            guarded = self._slice_bounds(original_node.targets[0].target, target)
         if guarded is not None:
             return cst.Assign([cst.AssignTarget(guarded)], value)
         if type(target) is cst.Subscript:

@@ -51,7 +51,8 @@ _ENGINE_RULES = [   # (name, family, explanation): the rules of the engine's pas
      "to the array's dtype before the choice (their common dtype, float64, would round the "
      "items kept). A slice with a per-example bound written with a number (`y[j:] = x`, "
      "`y[:k] = 0`) or with the same slice of a vector as long (`y[:j] = v[:j]`) writes the "
-     "positions the slice keeps: `np.copyto(y, x[:, None], where=<the slice's mask>)`."),
+     "positions the slice keeps: `np.copyto(y, x[:, None], where=<the slice's mask>)`; under "
+     "a per-example condition its end is 0 where the branch does not run (an empty slice)."),
     ("call.per_example_fallback", "calls",
      "With `fallback='warn'`/`'loop'`, a call without a rule runs per example in a visible list "
      "comprehension (and warns once with 'warn')."),
