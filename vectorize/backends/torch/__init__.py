@@ -302,12 +302,12 @@ class TorchBackend(Backend):
     def finish_function(self, func_def, ctx):
         """Writes into created tensors copied first while autograd records
         (`writes.autograd_safe`)."""
-        from .complexes import COMPLEX_ADD, COMPLEX_SUB, complex_add, complex_sub
+        from . import complexes
         from .lookups import DICT_LOOKUP, dict_lookup
         from .writes import autograd_safe
         ctx.module.runtime_imports.setdefault(DICT_LOOKUP, dict_lookup)    # (where called)
-        ctx.module.runtime_imports.setdefault(COMPLEX_ADD, complex_add)
-        ctx.module.runtime_imports.setdefault(COMPLEX_SUB, complex_sub)
+        for name in complexes.FUNCTIONS.values():
+            ctx.module.runtime_imports.setdefault(name, getattr(complexes, name))
         return autograd_safe(func_def, ctx)
 
     def put_back(self, x: str, lanes: str, values: str) -> str:
@@ -317,10 +317,10 @@ class TorchBackend(Backend):
         return f"{x} = {x}.index_put(({lanes},), {values})"
 
     def python_complex(self, operator: str) -> str | None:
-        # PyTorch's complex `+`/`-` make an infinite part of the second operand NaN
-        # (`complexes`); its products and quotients are left as they are
-        from .complexes import COMPLEX_ADD, COMPLEX_SUB
-        return {"+": COMPLEX_ADD, "-": COMPLEX_SUB}.get(operator)
+        # PyTorch's complex `+`/`-` make an infinite part of the second operand NaN, its
+        # quotients differ in the last bit (`complexes`)
+        from .complexes import FUNCTIONS
+        return FUNCTIONS.get(operator)
 
     def lookup(self, table: str, key: str, default: str | None = None) -> str:
         # a binary search of the sorted keys in `torch`, on the key's device (`lookups`)
