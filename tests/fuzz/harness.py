@@ -842,6 +842,12 @@ def _xla_round(a, ndigits=None):
     if ndigits is None or ndigits <= 0 or not isinstance(a, (float, np.floating)):
         return round(a, ndigits)
     factor = 10.0 ** ndigits
+    if isinstance(a, (np.float16, np.float32)):
+        # `jnp.round` computes a float32 (and a float16 converted) in float32: the product,
+        # the reciprocal and the last product each rounded to it
+        f32 = np.float32
+        with np.errstate(all="ignore"):
+            return type(a)(np.round(f32(a) * f32(factor)) * f32(1.0 / factor))
     result = np.round(np.float64(a) * factor) * (1.0 / factor)
     return float(result) if isinstance(a, float) else type(a)(result)
 

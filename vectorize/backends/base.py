@@ -609,10 +609,10 @@ class Backend:
         return False
 
     def python_complex(self, operator: str) -> str | None:
-        """The function computing ``a * b`` (``operator`` ``"*"``) or ``a / b`` (``"/"``) of
-        per-example Python numbers of which one is complex as CPython does (no fused
-        products, its division's steps: the last bits), called with ``(a, b)``; None: the
-        operator as it is."""
+        """The function computing ``a * b`` (``operator`` ``"*"``), ``a / b`` (``"/"``),
+        ``a + b`` (``"+"``) or ``a - b`` (``"-"``) of per-example Python numbers of which one
+        is complex as CPython does (no fused products, its division's steps: the last bits;
+        sums part by part), called with ``(a, b)``; None: the operator as it is."""
         return None
 
     def lookup(self, table: str, key: str, default: str | None = None) -> str:

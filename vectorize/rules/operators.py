@@ -48,7 +48,7 @@ def binary(site: Site) -> cst.BaseExpression:
     return site.node.with_changes(left=left, right=right)
 
 
-_COMPLEX_OPERATORS = {cst.Multiply: "*", cst.Divide: "/"}
+_COMPLEX_OPERATORS = {cst.Multiply: "*", cst.Divide: "/", cst.Add: "+", cst.Subtract: "-"}
 
 
 def _bool_squared(site: Site, left):
@@ -70,10 +70,12 @@ def _bool_squared(site: Site, left):
 
 
 def _python_complex(site: Site) -> str | None:
-    """`vectorize`: the backend's function for ``a * b`` or ``a / b`` of numbers per example
-    of which one is complex (a complex128 result), computed as CPython computes it: NumPy's
-    array loops fuse products (``z * z.conjugate()`` has an imaginary part of 1e-16 where
-    Python's is 0.0) and divide by a reciprocal (the last bit)."""
+    """`vectorize`: the backend's function for ``a * b``, ``a / b``, ``a + b`` or ``a - b`` of
+    numbers per example of which one is complex (a complex128 result), computed as CPython
+    computes it: NumPy's array loops fuse products (``z * z.conjugate()`` has an imaginary
+    part of 1e-16 where Python's is 0.0) and divide by a reciprocal (the last bit); PyTorch's
+    complex ``+`` and ``-`` multiply the second operand by a complex 1 (an infinite part
+    makes a NaN one)."""
     op = _COMPLEX_OPERATORS.get(type(site.node.operator))
     if op is None or not site.python_semantics or site.standalone or site.types_only:
         return None

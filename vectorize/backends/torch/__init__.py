@@ -302,9 +302,12 @@ class TorchBackend(Backend):
     def finish_function(self, func_def, ctx):
         """Writes into created tensors copied first while autograd records
         (`writes.autograd_safe`)."""
+        from . import complexes
         from .lookups import DICT_LOOKUP, dict_lookup
         from .writes import autograd_safe
         ctx.module.runtime_imports.setdefault(DICT_LOOKUP, dict_lookup)    # (where called)
+        for name in complexes.FUNCTIONS.values():
+            ctx.module.runtime_imports.setdefault(name, getattr(complexes, name))
         return autograd_safe(func_def, ctx)
 
     def put_back(self, x: str, lanes: str, values: str) -> str:
@@ -312,6 +315,12 @@ class TorchBackend(Backend):
         # lanes start as the full arrays themselves, ``x * i`` saves ``i``), and an in-place
         # write into a saved tensor fails at ``backward()``
         return f"{x} = {x}.index_put(({lanes},), {values})"
+
+    def python_complex(self, operator: str) -> str | None:
+        # PyTorch's complex `+`/`-` make an infinite part of the second operand NaN, its
+        # quotients differ in the last bit (`complexes`)
+        from .complexes import FUNCTIONS
+        return FUNCTIONS.get(operator)
 
     def lookup(self, table: str, key: str, default: str | None = None) -> str:
         # a binary search of the sorted keys in `torch`, on the key's device (`lookups`)
