@@ -20,6 +20,8 @@ rules).
 
 from __future__ import annotations
 
+import functools
+
 import libcst as cst
 import numpy as np
 
@@ -181,6 +183,7 @@ OTHER_DRAWS = {
 _EVAL_BY_DEFAULT = ("torch.rrelu", "torch.nn.functional.rrelu")
 
 
+@functools.lru_cache(maxsize=1)
 def _other_draws() -> dict:
     """``id(function) -> (function, qualified name)`` of `OTHER_DRAWS` that this torch has."""
     torch = torch_module()
