@@ -171,6 +171,8 @@ NOT_COVERED = {
                         "tests/test_torch33.py",
     "random.python_refused": "a refusal: tests/test_torch_random.py",
     "torch.numpy_random": "a refusal: tests/test_torch_random.py",
+    "torch.random.no_rule": "a refusal, and eval-mode dropout: "
+                            "tests/peers/test_torch_vmap34.py",
     "torch.random.per_example": "draws differ from a loop's: tests/test_torch_random.py",
     "torch.autograd.grad": "tests/test_torch_vmap.py (vector-Jacobian products)",
     "torch.min": "no case yet",

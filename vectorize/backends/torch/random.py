@@ -20,6 +20,8 @@ rules).
 
 from __future__ import annotations
 
+import functools
+
 import libcst as cst
 import numpy as np
 
@@ -103,6 +105,10 @@ def _size_operand(site: Site):
         return None, Value(any(v.batched for v in site.args), UNKNOWN), False
     if name == "randint" and len(positional) in (2, 3):
         return positional[-1].value, site.args[len(positional) - 1], False
+    if name == "normal" and len(positional) == 3 and all(
+            isinstance(v.example, (int, float, np.integer, np.floating)) and not v.batched
+            for v in site.args[:2]):
+        return positional[2].value, site.args[2], False    # normal(0.0, 1.0, (3, 3))
     return None
 
 
@@ -135,7 +141,7 @@ def rewrite(site: Site):
                                                             if call.args else
                                                             cst.MaybeSentinel.DEFAULT)
             return call.with_changes(args=[first, *call.args])
-        target = positional[-1] if name == "randint" else positional[0]
+        target = positional[-1] if name in ("randint", "normal") else positional[0]
         if name in SIZED and isinstance(node, cst.Tuple) and not node.elements:
             value = None      # rand(()): one number per example is rand(len(x))
         return call.with_changes(args=[
@@ -159,7 +165,103 @@ def rewrite(site: Site):
     return call.with_changes(args=args)
 
 
+#: random torch functions without a per-example rule: ``name -> position of ``training``
+#: (None: always random)``. Called per example they draw on every call; the batched call
+#: would draw once for the whole batch (or, on values shared by every example, once for all
+#: of them), so they are refused, except in evaluation mode (``training=False``), where they
+#: are deterministic and elementwise (dropout is the identity, ``rrelu`` a leaky ReLU).
+OTHER_DRAWS = {
+    "torch.binomial": None, "torch._standard_gamma": None, "torch._sample_dirichlet": None,
+    "torch.dropout": 2, "torch.alpha_dropout": 2, "torch.feature_dropout": 2,
+    "torch.feature_alpha_dropout": 2, "torch.rrelu": 3,
+    "torch.nn.functional.dropout": 2, "torch.nn.functional.alpha_dropout": 2,
+    "torch.nn.functional.feature_alpha_dropout": 2, "torch.nn.functional.dropout1d": 2,
+    "torch.nn.functional.dropout2d": 2, "torch.nn.functional.dropout3d": 2,
+    "torch.nn.functional.rrelu": 3, "torch.nn.functional.gumbel_softmax": None,
+}
+#: where ``training`` is by default False (``rrelu``); the others default to True
+_EVAL_BY_DEFAULT = ("torch.rrelu", "torch.nn.functional.rrelu")
+
+
+@functools.lru_cache(maxsize=1)
+def _other_draws() -> dict:
+    """``id(function) -> (function, qualified name)`` of `OTHER_DRAWS` that this torch has."""
+    torch = torch_module()
+    found = {}
+    for qualified in OTHER_DRAWS:
+        obj = torch
+        for part in qualified.split(".")[1:]:
+            obj = getattr(obj, part, None)
+        if obj is not None:
+            found[id(obj)] = (obj, qualified)
+    return found
+
+
+#: the random methods of a tensor (`Tensor.bernoulli`, the in-place ones): refused
+TENSOR_DRAWS = ("bernoulli", "bernoulli_", "multinomial", "normal_", "uniform_",
+                "exponential_", "geometric_", "log_normal_", "cauchy_", "random_")
+
+
+def other_draw_name(fn) -> str | None:
+    """The qualified name of the `OTHER_DRAWS` function (or `TENSOR_DRAWS` method of a
+    tensor) ``fn`` is, or None."""
+    if isinstance(fn, examples.ExampleMethod) and fn.__name__ in TENSOR_DRAWS:
+        return f"Tensor.{fn.__name__}"      # of a tensor shared by every example
+    entry = _other_draws().get(id(fn))
+    return entry[1] if entry is not None and entry[0] is fn else None
+
+
+def _training(site: Site, qualified: str):
+    """The ``training`` argument: True, False, or None where it is not known."""
+    position = OTHER_DRAWS.get(qualified)
+    if position is None:
+        return True
+    if "training" in site.kwargs:
+        value = site.kwargs["training"][1]
+    elif len(site.args) > position:
+        value = site.args[position]
+    else:
+        return qualified not in _EVAL_BY_DEFAULT
+    if value.batched or not value.known or not isinstance(value.example, (bool, np.bool_)):
+        return None
+    return bool(value.example)
+
+
+def other_infer(site: Site):
+    qualified = other_draw_name(site.func)
+    short = qualified.replace("torch.nn.functional.", "F.")
+    if _training(site, qualified) is not False:
+        raise Unsupported(f"`{short}` draws random numbers, and has no rule to draw them "
+                          "for every example", site.original,
+                          ("pass training=False where it is evaluation, or draw"
+                           if OTHER_DRAWS.get(qualified) is not None else "draw")
+                          + " the noise for the whole batch outside the function and pass "
+                            "it in")
+    try:
+        out = examples.run(site.func, *[a.example for a in site.args],
+                           **{k: v.example for k, (_, v) in site.kwargs.items()})
+    except Exception as exc:
+        raise Unsupported(f"`{short}` does not take these arguments per example ({exc})",
+                          site.original) from None
+    if any(v.batched for v in [*site.args, *(v for _, v in site.kwargs.values())]):
+        return batched_like(out)
+    return Value(False, out)
+
+
+def other_rewrite(site: Site):
+    return site.node       # evaluation mode: elementwise, the same call on the batch
+
+
 def register(reg: Registry) -> None:
+    reg.add_draws(lambda fn: other_draw_name(fn) is not None, Rule(
+        "torch.random.no_rule", "random",
+        "`torch.binomial`, the dropout family (`F.dropout`, `alpha_dropout`, `dropout1d/2d/3d`, "
+        "`feature_alpha_dropout`), `F.rrelu`, `F.gumbel_softmax` and a tensor's random methods "
+        "(`w.bernoulli()`, `w.normal_()`) draw random numbers "
+        "without a rule to draw them per example: refused, except in evaluation mode "
+        "(`training=False`), where the call is elementwise and kept as written.",
+        "y = F.dropout(x, 0.5, training=False)", "y = F.dropout(x, 0.5, training=False)",
+        other_rewrite, infer=other_infer))
     reg.add_draws(lambda fn: torch_draw_name(fn) is not None, Rule(
         "torch.random.per_example", "random",
         "`torch.rand`, `randn`, `randint`, `normal`, `bernoulli`, `poisson`, `multinomial` "

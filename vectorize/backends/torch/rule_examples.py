@@ -254,6 +254,10 @@ TORCH_EXAMPLES["torch.random.per_example"] = _torch('''
 def f(x):
     return x + torch.randn(())
 ''', "X")
+TORCH_EXAMPLES["torch.random.no_rule"] = _torch('''
+def f(x):
+    return F.dropout(x, 0.5, training=False) * 2.0
+''', "X", imports="torch, torch.nn.functional as F")
 REFUSED.add("torch.numpy_random")
 TORCH_EXAMPLES["torch.numpy_random"] = _torch('''
 def f(x):
