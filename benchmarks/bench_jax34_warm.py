@@ -9,7 +9,8 @@ Per `vectorize` workload of `bench_jax` (seed ``if``, piecewise, Mandelbrot) and
 process with 64-bit types on (as `bench_jax`), interleaved rounds (order reversed every other
 round): ours as it is; ours with ``_warm`` set to None after warming (the call path a named
 backend took before); ``np.asarray(jax.jit(hand)(...))`` on the same NumPy arrays. Medians of
-the per-call wall time and process CPU time (all threads).
+the per-call wall time and process CPU time (all threads), and each peer's fastest round
+(the one least disturbed by other processes).
 """
 
 from __future__ import annotations
