@@ -136,12 +136,14 @@ class vectorize:
 
     def _warm_for(self, last):
         """`_warm`: the fast path ``last`` 's whole warm call (`_warm_call`) where a call
-        needs nothing else checked before it (no backend to ask, no ``otypes``; the
+        needs nothing else checked before it (no backend to ask: none named, or one that
+        never needs a context around a call, `_no_numpy_call`; no ``otypes``; the
         ``chunk_size`` it was made for), else None. Set again by every set of an option
         (`_WARM_OPTIONS`), so that `__call__` reads one attribute where it read six."""
         warm = None if last is None else last.warm
-        if warm is not None and (self.backend is not None or self.otypes is not None or
-                                 last.chunk_size is not self.chunk_size):
+        if warm is not None and (self.otypes is not None or
+                                 last.chunk_size is not self.chunk_size or
+                                 not _no_numpy_call(self.backend)):
             warm = None
         object.__setattr__(self, "_warm", warm)
 
@@ -1538,6 +1540,14 @@ def _warm_call(key, ops, guards, function, flat, shape, owned=False):
 _NDARRAY = np.ndarray
 
 _WARM_OPTIONS = frozenset({"chunk_size", "otypes", "excluded", "backend", "_last"})
+
+
+def _no_numpy_call(name) -> bool:
+    """Whether a call with backend ``name`` (None: none named) never needs a context around it
+    (`Backend.numpy_call` not overridden, as JAX's): `vectorize._warm` may then hold."""
+    if name is None:
+        return True
+    return type(backends.get(name)).numpy_call is backends.Backend.numpy_call
 """The attributes of a `vectorize` whose set clears its `_warm` (`vectorize._warm_for`)."""
 
 
