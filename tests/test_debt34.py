@@ -84,7 +84,8 @@ def _other_cases():
     return [
         ("deferred", lambda: vmap(deferred, cache_dir=False).source(k, y)),
         ("deferred_read", lambda: vmap(deferred_read, cache_dir=False).source(k, y)),
-        ("written_jax", lambda: vmap(written, backend="jax", cache_dir=False).source(jnp.linspace(-1, 1, 4))),
+        ("written_jax", lambda: vmap(written, backend="jax", cache_dir=False).source(
+            jnp.linspace(-1, 1, 4))),
     ]
 
 
