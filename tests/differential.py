@@ -105,6 +105,42 @@ def check_vmap_exactly(f, *args, refusal_fails=False):
         np.testing.assert_array_equal(got, expected)
 
 
+def loop_stacked(f, *args, shared=()):
+    """The `vmap` reference: ``f`` on each NumPy scalar (row) of the mapped ``args``
+    (``shared`` passed as they are), the results stacked by ``np.stack`` (item by item for a
+    tuple or a dict)."""
+    outs = [f(*row, *shared) for row in zip(*args)]
+    if isinstance(outs[0], tuple):
+        return tuple(np.stack([np.asarray(o[k]) for o in outs]) for k in range(len(outs[0])))
+    if isinstance(outs[0], dict):
+        return {k: np.stack([np.asarray(o[k]) for o in outs]) for k in outs[0]}
+    return np.stack([np.asarray(o) for o in outs])
+
+
+def assert_same_stacked(got, want, signed_zeros=False) -> None:
+    """``got`` equals the `loop_stacked` result ``want``: the same tuple or dict structure,
+    and per array the same dtype, shape and values (``signed_zeros``: and the signs of its
+    finite floats)."""
+    if isinstance(want, tuple):
+        assert isinstance(got, tuple) and len(got) == len(want)
+        for g, w in zip(got, want):
+            assert_same_stacked(g, w, signed_zeros)
+        return
+    if isinstance(want, dict):
+        assert isinstance(got, dict) and got.keys() == want.keys()
+        for k in want:
+            assert_same_stacked(got[k], want[k], signed_zeros)
+        return
+    got = np.asarray(got)
+    assert got.dtype == want.dtype, (got, want)
+    assert got.shape == want.shape, (got, want)
+    np.testing.assert_array_equal(got, want)
+    if signed_zeros:
+        assert np.array_equal(np.signbit(got[np.isfinite(got)]) if got.dtype.kind == "f"
+                              else got, np.signbit(want[np.isfinite(want)])
+                              if want.dtype.kind == "f" else want)
+
+
 def loop_reference(f, *args, excluded=()):
     """(results per lane as a list, broadcast shape, indices of lanes that raised)."""
     batched = [i for i in range(len(args)) if i not in excluded]
