@@ -30,6 +30,117 @@ def outcome(call):
             return None, exc
 
 
+def check_like_numpy_vectorize(func, *args, sizes=(None, 0, 1)):
+    """``vectorize(func, fallback="error")`` against ``numpy.vectorize(func)`` on ``args``
+    (``None`` in ``sizes``) and on their first ``n`` items for each other ``n``: equal values
+    and dtype, or the same exception type; a `VectorizeError` of ours is raised as it is. On
+    0 items (numpy.vectorize refuses an empty batch without otypes) ours raises or returns an
+    empty batch."""
+    from vectorize import VectorizeError
+    ours = vectorize(func, fallback="error")
+    for n in sizes:
+        part = args if n is None else tuple(a[:n] for a in args)
+        want, error = outcome(lambda part=part: np.vectorize(func)(*part))
+        got, our_error = outcome(lambda part=part: ours(*part))
+        if isinstance(our_error, VectorizeError):
+            raise our_error
+        if n == 0:
+            assert our_error is not None or got.shape == (0,), (our_error, got)
+            continue
+        if error is not None:
+            assert our_error is not None and type(our_error) is type(error), (
+                n, error, our_error, got)
+            continue
+        assert our_error is None, (n, our_error)
+        assert got.dtype == want.dtype, (n, got.dtype, want.dtype)
+        assert_values_equal(got, want)
+
+
+def outcome_as_numpy_warns(call):
+    """``(call(), None)``, or ``(None, the exception)`` where it raises; warnings ignored
+    but NumPy's floating-point error state left as it is, so that a function that raises
+    warnings as errors (``warnings.simplefilter("error")``) still takes its handlers."""
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")     # (the batch's own float warnings)
+            return call(), None
+    except Exception as e:      # noqa: BLE001 (the exception's type is compared)
+        return None, e
+
+
+def check_exactly(f, *args, signature=None, refusal_fails=False):
+    """``vectorize(f, fallback="error")`` against ``numpy.vectorize(f)`` on ``args`` (with
+    ``otypes=[np.float64]`` for an empty batch, which numpy.vectorize needs): the same
+    exception type, or the same dtype, shape and values. ``refusal_fails``: a
+    `VectorizeError` of ours fails first, as itself."""
+    from vectorize import VectorizeError
+    options = {} if np.size(args[0]) else {"otypes": [np.float64]}
+    if signature is not None:
+        options["signature"] = signature
+    expected, exc = outcome_as_numpy_warns(lambda: np.vectorize(f, **options)(*args))
+    got, got_exc = outcome_as_numpy_warns(
+        lambda: vectorize(f, fallback="error", **options)(*args))
+    if refusal_fails:
+        assert not isinstance(got_exc, VectorizeError), got_exc
+    assert type(got_exc) is type(exc), (got_exc, exc)
+    if exc is None:
+        assert got.dtype == expected.dtype and got.shape == expected.shape, (got, expected)
+        np.testing.assert_array_equal(got, expected)
+
+
+def check_vmap_exactly(f, *args, refusal_fails=False):
+    """``vmap(f)`` against the loop of ``f`` over the rows of ``args`` stacked: the same
+    exception type, or equal arrays (no comparison where the loop has no rows)."""
+    from vectorize import VectorizeError, vmap
+
+    def loop():
+        rows = [np.asarray(f(*a)) for a in zip(*args)]
+        return np.stack(rows) if rows else None
+    expected, exc = outcome_as_numpy_warns(loop)
+    got, got_exc = outcome_as_numpy_warns(lambda: vmap(f)(*args))
+    if refusal_fails:
+        assert not isinstance(got_exc, VectorizeError), got_exc
+    assert type(got_exc) is type(exc), (got_exc, exc)
+    if exc is None and expected is not None:
+        np.testing.assert_array_equal(got, expected)
+
+
+def loop_stacked(f, *args, shared=()):
+    """The `vmap` reference: ``f`` on each NumPy scalar (row) of the mapped ``args``
+    (``shared`` passed as they are), the results stacked by ``np.stack`` (item by item for a
+    tuple or a dict)."""
+    outs = [f(*row, *shared) for row in zip(*args)]
+    if isinstance(outs[0], tuple):
+        return tuple(np.stack([np.asarray(o[k]) for o in outs]) for k in range(len(outs[0])))
+    if isinstance(outs[0], dict):
+        return {k: np.stack([np.asarray(o[k]) for o in outs]) for k in outs[0]}
+    return np.stack([np.asarray(o) for o in outs])
+
+
+def assert_same_stacked(got, want, signed_zeros=False) -> None:
+    """``got`` equals the `loop_stacked` result ``want``: the same tuple or dict structure,
+    and per array the same dtype, shape and values (``signed_zeros``: and the signs of its
+    finite floats)."""
+    if isinstance(want, tuple):
+        assert isinstance(got, tuple) and len(got) == len(want)
+        for g, w in zip(got, want):
+            assert_same_stacked(g, w, signed_zeros)
+        return
+    if isinstance(want, dict):
+        assert isinstance(got, dict) and got.keys() == want.keys()
+        for k in want:
+            assert_same_stacked(got[k], want[k], signed_zeros)
+        return
+    got = np.asarray(got)
+    assert got.dtype == want.dtype, (got, want)
+    assert got.shape == want.shape, (got, want)
+    np.testing.assert_array_equal(got, want)
+    if signed_zeros:
+        assert np.array_equal(np.signbit(got[np.isfinite(got)]) if got.dtype.kind == "f"
+                              else got, np.signbit(want[np.isfinite(want)])
+                              if want.dtype.kind == "f" else want)
+
+
 def loop_reference(f, *args, excluded=()):
     """(results per lane as a list, broadcast shape, indices of lanes that raised)."""
     batched = [i for i in range(len(args)) if i not in excluded]

@@ -12,7 +12,7 @@ import math
 
 import numpy as np
 import pytest
-from differential import assert_values_equal, outcome
+from differential import assert_values_equal, check_like_numpy_vectorize, outcome
 from vmap_reference import assert_same_tree, loop_vmap
 
 from vectorize import VectorizeError, vectorize, vmap
@@ -24,23 +24,7 @@ PLAIN = np.array([0.5, 1.25, -2.0, 3.0, 0.75, -0.5, 4.0, 2.5])
 def check(func, *args):
     """``vectorize(func)`` against ``numpy.vectorize(func)`` on ``args`` and their first 0,
     1 and 5 items; ``vmap(func)`` against the loop where the loop returns."""
-    ours = vectorize(func, fallback="error")
-    for n in (None, 0, 1, 5):
-        part = args if n is None else tuple(a[:n] for a in args)
-        want, error = outcome(lambda part=part: np.vectorize(func)(*part))
-        got, our_error = outcome(lambda part=part: ours(*part))
-        if isinstance(our_error, VectorizeError):
-            raise our_error
-        if n == 0:      # (numpy.vectorize refuses an empty batch without otypes)
-            assert our_error is not None or got.shape == (0,), (our_error, got)
-            continue
-        if error is not None:
-            assert our_error is not None and type(our_error) is type(error), (
-                n, error, our_error, got)
-            continue
-        assert our_error is None, (n, our_error)
-        assert got.dtype == want.dtype, (n, got.dtype, want.dtype)
-        assert_values_equal(got, want)
+    check_like_numpy_vectorize(func, *args, sizes=(None, 0, 1, 5))
     for n in (None, 1, 5):
         part = args if n is None else tuple(a[:n] for a in args)
         want, error = outcome(lambda part=part: loop_vmap(func)(*part))

@@ -8,6 +8,7 @@ import math
 
 import numpy as np
 import pytest
+from differential import assert_same_stacked, loop_stacked
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -16,35 +17,11 @@ from vectorize.errors import VectorizeError
 
 
 def _loop(f, *args):
-    """The reference: ``f`` on each NumPy scalar (row), the results stacked by ``np.stack``
-    (item by item for a tuple or a dict)."""
-    outs = [f(*row) for row in zip(*args)]
-    if isinstance(outs[0], tuple):
-        return tuple(np.stack([np.asarray(o[k]) for o in outs]) for k in range(len(outs[0])))
-    if isinstance(outs[0], dict):
-        return {k: np.stack([np.asarray(o[k]) for o in outs]) for k in outs[0]}
-    return np.stack([np.asarray(o) for o in outs])
+    return loop_stacked(f, *args)
 
 
 def _same(got, want) -> None:
-    if isinstance(want, tuple):
-        assert isinstance(got, tuple) and len(got) == len(want)
-        for g, w in zip(got, want):
-            _same(g, w)
-        return
-    if isinstance(want, dict):
-        assert isinstance(got, dict) and got.keys() == want.keys()
-        for k in want:
-            _same(got[k], want[k])
-        return
-    got = np.asarray(got)
-    assert got.dtype == want.dtype, (got, want)
-    assert got.shape == want.shape, (got, want)
-    np.testing.assert_array_equal(got, want)
-    # (signed zeros too)
-    assert np.array_equal(np.signbit(got[np.isfinite(got)]) if got.dtype.kind == "f" else
-                          got, np.signbit(want[np.isfinite(want)]) if want.dtype.kind == "f"
-                          else want)
+    assert_same_stacked(got, want, signed_zeros=True)
 
 
 # --- the functions ------------------------------------------------------------------------

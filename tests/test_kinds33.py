@@ -10,6 +10,7 @@ import math
 
 import numpy as np
 import pytest
+from differential import assert_same_stacked, loop_stacked
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -17,24 +18,11 @@ from vectorize import vmap
 
 
 def _loop(f, *args, shared=()):
-    """The reference: ``f`` on each NumPy scalar of the mapped ``args`` (``shared`` passed
-    as they are), the results stacked by ``np.stack`` (item by item for a tuple)."""
-    outs = [f(*row, *shared) for row in zip(*args)]
-    if isinstance(outs[0], tuple):
-        return tuple(np.stack([np.asarray(o[k]) for o in outs]) for k in range(len(outs[0])))
-    return np.stack([np.asarray(o) for o in outs])
+    return loop_stacked(f, *args, shared=shared)
 
 
 def _same(got, want) -> None:
-    if isinstance(want, tuple):
-        assert isinstance(got, tuple) and len(got) == len(want)
-        for g, w in zip(got, want):
-            _same(g, w)
-        return
-    got = np.asarray(got)
-    assert got.dtype == want.dtype, (got, want)
-    assert got.shape == want.shape, (got, want)
-    np.testing.assert_array_equal(got, want)
+    assert_same_stacked(got, want)
 
 
 # --- helpers ------------------------------------------------------------------------------

@@ -12,7 +12,7 @@ import warnings
 
 import numpy as np
 import pytest
-from differential import assert_values_equal, outcome
+from differential import assert_values_equal, check_like_numpy_vectorize, outcome
 from vmap_reference import assert_same_tree, loop_vmap
 
 from vectorize import VectorizeError, vectorize, vmap
@@ -25,23 +25,7 @@ def check(func, *args, with_vmap=True):
     """``vectorize(func)`` against ``numpy.vectorize(func)`` on ``args`` and on their first
     0, 1 and 5 items (values and dtype, or the exception's type); ``vmap(func)`` against the
     per-example loop on the examples where the loop returns."""
-    ours = vectorize(func, fallback="error")
-    for n in (None, 0, 1, 5):
-        part = args if n is None else tuple(a[:n] for a in args)
-        want, error = outcome(lambda part=part: np.vectorize(func)(*part))
-        got, our_error = outcome(lambda part=part: ours(*part))
-        if isinstance(our_error, VectorizeError):
-            raise our_error
-        if n == 0:      # (numpy.vectorize refuses an empty batch without otypes)
-            assert our_error is not None or got.shape == (0,), (our_error, got)
-            continue
-        if error is not None:
-            assert our_error is not None and type(our_error) is type(error), (
-                n, error, our_error, got)
-            continue
-        assert our_error is None, (n, our_error)
-        assert got.dtype == want.dtype, (n, got.dtype, want.dtype)
-        assert_values_equal(got, want)
+    check_like_numpy_vectorize(func, *args, sizes=(None, 0, 1, 5))
     if with_vmap:
         want, error = outcome(lambda: loop_vmap(func)(*args))
         got, our_error = outcome(lambda: vmap(func)(*args))

@@ -11,39 +11,17 @@ import warnings
 
 import numpy as np
 import pytest
+from differential import check_exactly, check_vmap_exactly
 
 from vectorize import VectorizeError, vectorize, vmap
 
 
-def _outcome(call):
-    try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")     # (the batch's own float warnings)
-            return call(), None
-    except Exception as e:      # noqa: BLE001 (the exception's type is compared)
-        return None, e
-
-
 def _check(f, *args):
-    # (an empty batch: numpy.vectorize needs otypes)
-    options = {} if np.size(args[0]) else {"otypes": [np.float64]}
-    expected, exc = _outcome(lambda: np.vectorize(f, **options)(*args))
-    got, got_exc = _outcome(lambda: vectorize(f, fallback="error", **options)(*args))
-    assert type(got_exc) is type(exc), (got_exc, exc)
-    if exc is None:
-        assert got.dtype == expected.dtype and got.shape == expected.shape, (got, expected)
-        np.testing.assert_array_equal(got, expected)
+    check_exactly(f, *args)
 
 
 def _check_vmap(f, *args):
-    def loop():
-        rows = [np.asarray(f(*a)) for a in zip(*args)]
-        return np.stack(rows) if rows else None
-    expected, exc = _outcome(loop)
-    got, got_exc = _outcome(lambda: vmap(f)(*args))
-    assert type(got_exc) is type(exc), (got_exc, exc)
-    if exc is None and expected is not None:
-        np.testing.assert_array_equal(got, expected)
+    check_vmap_exactly(f, *args)
 
 
 def _conformal(lat, e=0.08181919084262149):

@@ -15,43 +15,18 @@ import warnings
 
 import numpy as np
 import pytest
+from differential import check_exactly, check_vmap_exactly
 from numpy import cos, inf, pi, sign
 
 from vectorize import VectorizeError, vectorize, vmap
 
 
-def _outcome(call):
-    try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            return call(), None
-    except Exception as e:      # noqa: BLE001 (the exception's type is compared)
-        return None, e
-
-
 def _check(f, *args, signature=None):
-    options = {} if np.size(args[0]) else {"otypes": [np.float64]}
-    if signature is not None:
-        options["signature"] = signature
-    expected, exc = _outcome(lambda: np.vectorize(f, **options)(*args))
-    got, got_exc = _outcome(lambda: vectorize(f, fallback="error", **options)(*args))
-    assert not isinstance(got_exc, VectorizeError), got_exc
-    assert type(got_exc) is type(exc), (got_exc, exc)
-    if exc is None:
-        assert got.dtype == expected.dtype and got.shape == expected.shape, (got, expected)
-        np.testing.assert_array_equal(got, expected)
+    check_exactly(f, *args, signature=signature, refusal_fails=True)
 
 
 def _check_vmap(f, *args):
-    def loop():
-        rows = [np.asarray(f(*a)) for a in zip(*args)]
-        return np.stack(rows) if rows else None
-    expected, exc = _outcome(loop)
-    got, got_exc = _outcome(lambda: vmap(f)(*args))
-    assert not isinstance(got_exc, VectorizeError), got_exc
-    assert type(got_exc) is type(exc), (got_exc, exc)
-    if exc is None and expected is not None:
-        np.testing.assert_array_equal(got, expected)
+    check_vmap_exactly(f, *args, refusal_fails=True)
 
 
 # ------------------------------------------------------------------- the functions

@@ -39,6 +39,45 @@ EXAMPLE_SEMANTICS: contextvars.ContextVar = contextvars.ContextVar("vectorize_ex
                                                                    default=None)
 _PYTHON_NUMBERS = (bool, int, float, complex)
 
+class ValueFacts:
+    """A fact of abstract values (`Value`, `TupleValue`) kept on each value itself, as
+    `record_fact` keeps its facts: a set (``add``, ``in``) or a mapping (``[]``, ``get``,
+    ``in``) by identity. A fact of this very object, which another object made from it
+    (`dataclasses.replace`) or another transform's values, in another thread too, never
+    share; it goes with the value. What is not an abstract value holds no fact (``in``: False;
+    ``get``: the default, TypeError as a weak table's for what cannot be weakly referenced;
+    setting one: TypeError)."""
+
+    def __init__(self, attribute: str):
+        self.attribute = attribute
+
+    def _holder(self, value) -> dict:
+        if not isinstance(value, (Value, TupleValue)):
+            raise TypeError(f"no fact of a {type(value).__name__}")
+        return value.__dict__
+
+    def __contains__(self, value) -> bool:
+        return isinstance(value, (Value, TupleValue)) and self.attribute in value.__dict__
+
+    def get(self, value, default=None):
+        if not isinstance(value, (Value, TupleValue)):
+            weakref.ref(value)          # (TypeError, as a weak table's lookup)
+            return default
+        return value.__dict__.get(self.attribute, default)
+
+    def __getitem__(self, value):
+        try:
+            return self._holder(value)[self.attribute]
+        except KeyError:
+            raise KeyError(value) from None
+
+    def __setitem__(self, value, fact) -> None:
+        self._holder(value)[self.attribute] = fact
+
+    def add(self, value) -> None:
+        self[value] = True
+
+
 MIXED_TYPES: contextvars.ContextVar = contextvars.ContextVar("vectorize_mixed_types",
                                                             default=None)
 """During a transform, a list that `note_mixed_types` appends to where values of different
@@ -46,19 +85,19 @@ types meet per example (`join` of per-example values, `min`/`max` of an int and 
 type of such an example's result depends on its values (`codegen.Generated.mixed_types`)."""
 
 
-MIXED_KINDS: weakref.WeakSet = weakref.WeakSet()
+MIXED_KINDS = ValueFacts("_mixed_kinds")
 """Per-example values that are different kinds of number on different lanes (`join` of an
 int and a float, a bool and an int): their joined type is not each lane's, which `str()`
 and f-strings without a float presentation type show (`analysis.expressions.string_piece`)."""
 
 
-MIXED_PARTS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+MIXED_PARTS = ValueFacts("_mixed_parts")
 """For a per-example value that is different kinds of number on different lanes (`join`,
 `min`/`max` of an int and a float): an example of each lane type it joins (one per type),
 which `analysis.expressions` computes an operation of on its own (`lane_types_differ`)."""
 
 
-INT_PART_SIZES: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+INT_PART_SIZES = ValueFacts("_int_part_sizes")
 """For a value in `MIXED_PARTS`: the largest magnitude each of its integer lane types
 (``(type, dtype)``) holds where every value it comes from is an exact int the same for
 every example (``r = 128`` before a loop); inf (or no entry) where it is per-example
@@ -111,7 +150,7 @@ UNPACKED_AT_ONCE: contextvars.ContextVar = contextvars.ContextVar("vectorize_unp
 list) of ``n`` targets (``a, b = g(x)``): a generator's items are all pulled at once there
 (`body_constructs.generators`)."""
 
-DEFERRED_JOINS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+DEFERRED_JOINS = ValueFacts("_deferred_joins")
 """A per-example value joined from an int tensor on some lanes and a float narrower than
 float64 on others (`inexact_int_lanes`): returned as it is, the batch's join is the loop's
 stacking; anything else done with it computes in each lane's own type per example. The

@@ -204,7 +204,10 @@ class ModuleContext:
         # no `merge.blend` (`codegen`)
         self.standalone = False
         # function -> its source, for the value ranges of calls (`analysis.ranges`)
-        self.range_sources = ranges.SOURCES
+        self.range_sources = ranges.Sources()
+        # what a backend's passes keep for this transform, by the name each gives it
+        # (`backends.jax.writes.HELPER_WRITES`): never module state another transform sees
+        self.backend_state: dict[str, object] = {}
 
     def functions(self) -> list:
         """The user functions transformed, the main one first."""

@@ -15,7 +15,9 @@ from __future__ import annotations
 
 import builtins
 import inspect
+import types
 import weakref
+from collections.abc import Mapping
 
 import libcst as cst
 import numpy as np
@@ -1155,9 +1157,12 @@ def _viewed_name(value) -> str | None:
 
 
 _UPDATED_PARAMETERS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+# (this table and `_WRITTEN_PARAMETERS` are facts of a function's own source, the same for
+# every transform that reads it, not a transform's: a cache kept while the function lives;
+# two transforms that compute one at once compute the same, and it is read-only)
 
 
-def _parameters_updated_in_place(fn) -> dict[str, str]:
+def _parameters_updated_in_place(fn) -> Mapping[str, str]:
     """The parameters of the user's function ``fn`` that its body updates in place (``v *=
     e``, or a name or view bound to ``v``), each with the operator; read once per function."""
     if fn in _UPDATED_PARAMETERS:
@@ -1176,14 +1181,14 @@ def _parameters_updated_in_place(fn) -> dict[str, str]:
                 name = n.target.value
                 for parameter in sorted(({name} | _connected(pairs, name)) & parameters):
                     out.setdefault(parameter, _code(n.operator).strip())
-    _UPDATED_PARAMETERS[fn] = out
+    out = _UPDATED_PARAMETERS[fn] = types.MappingProxyType(out)
     return out
 
 
 _WRITTEN_PARAMETERS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
 
-def _parameters_written_in_place(fn) -> dict[str, str]:
+def _parameters_written_in_place(fn) -> Mapping[str, str]:
     """The parameters of ``fn`` it changes in place: updated (`_parameters_updated_in_place`)
     or written into (``w[i] = v``, ``w[i] += v``, also through a name or view bound to it),
     each with the statement's text."""
@@ -1206,7 +1211,7 @@ def _parameters_written_in_place(fn) -> dict[str, str]:
                     name = target.value.value
                     for parameter in sorted(({name} | _connected(pairs, name)) & parameters):
                         out.setdefault(parameter, _code(n).strip())
-    _WRITTEN_PARAMETERS[fn] = out
+    out = _WRITTEN_PARAMETERS[fn] = types.MappingProxyType(out)
     return out
 
 

@@ -52,9 +52,45 @@ from ..syntax.traversal import walk
 TINY = 5e-324
 """The smallest positive float64: ``x > 0`` means ``x >= TINY``."""
 
-SOURCES: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
-"""Function -> its `source.FunctionSource` (None while it is being read or where it cannot
-be), kept while the function lives: the transforms of a process read each helper once."""
+_READ: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+"""Function -> its `source.FunctionSource` once read, kept while the function lives: the
+transforms of a process read each helper once (`Sources`)."""
+
+
+class Sources:
+    """One transform's function -> its `source.FunctionSource` (None while it is being read
+    or where it cannot be), for the value ranges of calls: the None of a read under way, or of
+    one that failed, is this transform's own (another transform, in another thread too, reads
+    for itself), a source read is shared (`_READ`). Functions that cannot be weakly referenced
+    hold none (``in``: False; ``get``, ``[]``, setting: TypeError, as a weak table's)."""
+
+    def __init__(self):
+        self._own: dict = {}
+
+    def __contains__(self, fn) -> bool:
+        try:
+            weakref.ref(fn)
+        except TypeError:
+            return False
+        return fn in self._own or fn in _READ
+
+    def __getitem__(self, fn):
+        weakref.ref(fn)
+        if fn in self._own:
+            return self._own[fn]
+        return _READ[fn]
+
+    def get(self, fn, default=None):
+        try:
+            return self[fn]
+        except KeyError:
+            return default
+
+    def __setitem__(self, fn, source) -> None:
+        weakref.ref(fn)
+        self._own[fn] = source
+        if source is not None:
+            _READ[fn] = source
 
 DEPTH = 3
 """How many calls deep user functions are analysed (`Ranges` of their bodies)."""

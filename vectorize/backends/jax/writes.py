@@ -37,8 +37,6 @@ raises the IndexError as the per-example code does.
 
 from __future__ import annotations
 
-import weakref
-
 import libcst as cst
 
 from ...errors import Unsupported
@@ -152,7 +150,7 @@ def functional(func_def: cst.FunctionDef, ctx) -> cst.FunctionDef:
     positional = [p.name.value for p in (*func_def.params.posonly_params,
                                          *func_def.params.params)]
     params = set(positional) | {p.name.value for p in func_def.params.kwonly_params}
-    helpers = _HELPER_WRITES.setdefault(ctx.module, {})
+    helpers = ctx.module.backend_state.setdefault(HELPER_WRITES, {})
     rewrite = _Writes(ctx, params, Namer(all_names(func_def)), helpers)
     out = func_def.visit(rewrite)
     if rewrite.written:
@@ -162,9 +160,10 @@ def functional(func_def: cst.FunctionDef, ctx) -> cst.FunctionDef:
     return out
 
 
-# generated helper functions that write into arrays their callers pass, by module: the
-# positions of those parameters (the helper returns the new arrays, its caller rebinds them)
-_HELPER_WRITES: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+HELPER_WRITES = "jax_helper_writes"
+"""The transform's (`transform` module's ``backend_state``) generated helper functions that
+write into arrays their callers pass: helper name -> the positions of those parameters (the
+helper returns the new arrays, its caller rebinds them)."""
 
 
 def _returning(func_def, ctx, rewrite, positional):
