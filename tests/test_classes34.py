@@ -303,10 +303,42 @@ def test_membership_refused_where_identity_or_change_matters():
         args = (SPECIAL,) * (2 if func is max_in_pair else 1)
         refused(func, *args, match="may be the very object")
     refused(in_mutable_set, PLAIN, match="may change in place")
-    # these were baked into the code: a vectorized function called again after
-    # `FINITE_SET.add(3.0)` kept answering False for 3.0
-    refused(in_finite_set, PLAIN, match="`in` of a set the code does not create")
-    refused(in_finite_list, PLAIN, match="`in` of a list the code does not create")
+
+
+FINITE_DICT = {1.0: "a", 2: "b"}
+
+
+def in_finite_dict(x):
+    return x in FINITE_DICT
+
+
+@pytest.mark.parametrize("func, table, item", [
+    (in_finite_set, FINITE_SET, None), (in_finite_list, FINITE_LIST, None),
+    (in_finite_dict, FINITE_DICT, "c")])
+def test_membership_of_a_global_that_changes_in_place_between_calls(func, table, item):
+    # the items were written into the code: a vectorized function called again after
+    # `FINITE_SET.add(3.0)` kept answering False for 3.0 (numpy.vectorize: True); the code
+    # is guarded by the table's items now (`introspect.ContentsGuard`)
+    x = np.array([1.0, 2.0, 3.0, 4.0, 0.5])
+    saved = table.copy()
+    ours, mapped = vectorize(func, fallback="error"), vmap(func)
+    try:
+        for change in (None, 3.0, 2.0, 4):
+            if change == 3.0:
+                table.add(3.0) if type(table) is set else table.append(3.0) if type(
+                    table) is list else table.__setitem__(3.0, item)
+            elif change == 2.0:
+                table.remove(2.0) if type(table) is not dict else table.pop(2)
+            elif change == 4:     # an item equal to another's but of another type
+                table.add(4) if type(table) is set else table.append(4) if type(
+                    table) is list else table.__setitem__(4, item)
+            want = np.vectorize(func)(x)
+            got = ours(x)
+            assert got.dtype == want.dtype and (got == want).all(), (change, got, want)
+            assert (mapped(x) == np.stack([func(v) for v in x])).all(), change
+    finally:
+        table.clear()
+        table.update(saved) if type(table) is not list else table.extend(saved)
 
 
 def weighted(s1, c1, s2, c2):

@@ -32,7 +32,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from .introspect import lookup
+from .introspect import guarded_contents, lookup
 from .liveness import Namer, all_names, target_names, writes
 from .syntax.traversal import by_type, rewrite, walk
 
@@ -468,13 +468,17 @@ def empty_range_loops(tree: cst.FunctionDef, func) -> cst.FunctionDef:
 # ------------------------------------------------------------------------- membership
 
 
-def membership_as_equality(tree: cst.FunctionDef, func, imports: dict) -> cst.FunctionDef:
+def membership_as_equality(tree: cst.FunctionDef, func, imports: dict,
+                           contents_read: set | None = None) -> cst.FunctionDef:
     """``x in (a, b, c)`` (a tuple, list or set display) as ``x == a or x == b or x == c``
     and ``x not in ...`` as ``x != a and ...``; ``x in TABLE`` for a global (or body import)
-    ``TABLE`` bound to a tuple of numbers (no NaN) as ``x == TABLE[0] or ...``, to a
-    frozenset of numbers as the same tests of its (finite) values. Python's ``in`` is
-    ``any(e is x or e == x ...)``, and for numbers other than a NaN object ``is`` adds
-    nothing to ``==`` (display items: number literals and names of such numbers). Only a
+    ``TABLE`` bound to a tuple or list of numbers (no NaN) as ``x == TABLE[0] or ...``, to
+    a set, frozenset or dict of numbers as the same tests of its (finite) values; the names of
+    a list, set or dict, which may change in place between calls, are added to
+    ``contents_read`` (the code is guarded by their items: `introspect.ContentsGuard`).
+    Python's ``in`` is ``any(e is x or e == x ...)``, and for numbers other than a NaN object
+    ``is`` adds nothing to ``==`` (display items: number literals and names of such
+    numbers). Only a
     single comparison whose left side calls nothing (it is written once per item). ``x in
     range(a, b, c)`` of int literals (at most `MEMBERSHIP_LIMIT` items): the chain of its
     items' tests, which is what Python's ``range`` tests (arithmetically for an int)."""
@@ -526,17 +530,22 @@ def membership_as_equality(tree: cst.FunctionDef, func, imports: dict) -> cst.Fu
         if not found or scope not in ("global", "closure", "import") or len(
                 value if hasattr(value, "__len__") else ()) > MEMBERSHIP_LIMIT:
             return None
-        # (a list, set or dict may change in place between calls, which the code made for
-        # the first would not see: refused by the analysis)
-        if type(value) is tuple and all(type(v) in (int, float, bool) and v == v
-                                        for v in value):
-            return [cst.Subscript(cst.Name(node.value), [cst.SubscriptElement(
+        found = None
+        if type(value) in (tuple, list) and all(type(v) in (int, float, bool) and v == v
+                                                for v in value):
+            found = [cst.Subscript(cst.Name(node.value), [cst.SubscriptElement(
                 cst.Index(cst.Integer(str(i))))]) for i in range(len(value))]
-        if type(value) is frozenset and all(
+        elif type(value) in (set, frozenset, dict) and all(
                 type(v) in (int, bool) or type(v) is float and v == v and abs(v) != float(
                     "inf") for v in value):
-            return [cst.parse_expression(repr(v)) for v in sorted(value)]
-        return None
+            found = [cst.parse_expression(repr(v)) for v in sorted(value)]
+        if found is not None and type(value) in (list, set, dict):
+            # (it may change in place between calls, which the code made for the first
+            # would not see: the code is guarded by its items)
+            if contents_read is None or not guarded_contents(value):
+                return None
+            contents_read.add(node.value)
+        return found
 
     tested = truth_tests(tree)
     as_bool = "bool" not in assigned and lookup(func, "bool")[2] == "builtin"
@@ -1884,7 +1893,7 @@ def membership_as_comparisons(tree: cst.FunctionDef, node: cst.Comparison, liter
 def spread_items(tree: cst.FunctionDef, starred: cst.Arg, length: int, origins=None):
     """``f(*t)`` (``starred`` is ``*t``, ``t`` a name) as ``f(t[0], t[1], ...)``: a name
     read once per item is the same tuple, and ``*`` passes its items in order
-    (`analysis.expressions.SpreadItems`)."""
+    (`analysis.calls.SpreadItems`)."""
     items = [cst.Arg(cst.Subscript(cst.Name(starred.value.value), [cst.SubscriptElement(
         cst.Index(cst.Integer(str(k))))])) for k in range(length)]
 

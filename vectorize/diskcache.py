@@ -57,6 +57,7 @@ from .introspect import (
     ClosureView,
     attribute_guard,
     dedent_margin,
+    name_guard,
     source_lines,
     source_matches_code,
 )
@@ -635,7 +636,8 @@ def materialize(func, payload: dict, origin: bool = False):
         found, value, _ = find_name(fn, name)
         if not found:
             raise Mismatch(f"`{name}` is not defined now")
-        guards.append((fn.__globals__ if scope == "global" else ClosureView(fn), name, value))
+        guards.append(name_guard(fn.__globals__ if scope == "global" else ClosureView(fn),
+                                 name, value))
         free.append((fn, scope, name))
         if not isinstance(value, types.ModuleType) and name not in names:
             namespace[name] = value

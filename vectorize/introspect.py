@@ -9,6 +9,7 @@ from __future__ import annotations
 import __future__
 
 import builtins
+import copy
 import inspect
 import types
 
@@ -124,6 +125,54 @@ class ClosureView:
             return cell.cell_contents if cell is not None else default
         except ValueError:
             return default
+
+
+CONTENTS_GUARD_ITEMS = 256
+"""The most items of a list, dict or set a guard compares on every call (`ContentsGuard`)."""
+
+
+class ContentsGuard:
+    """Live read access to a name of ``namespace`` (a function's globals, a `ClosureView`, a
+    body's imports) bound to a list, dict or set ``value`` the generated code depends on the
+    items of (``x in TABLE`` written out as comparisons, the items' types a lookup was
+    checked for): ``get`` gives the value while the name still holds it with the items it
+    had when the code was made (equal, each of the same type), else ``default``, so that
+    ``TABLE.add(3.0)`` between calls makes a new specialization, as rebinding ``TABLE``
+    does. At most `CONTENTS_GUARD_ITEMS` items (`guarded_contents`)."""
+
+    __slots__ = ("namespace", "value", "items", "types")
+
+    def __init__(self, namespace, value):
+        self.namespace, self.value = namespace, value
+        self.items, self.types = copy.deepcopy(value), _item_types(value)
+
+    def get(self, name, default=None):
+        # (on every warm call of a specialization: an `==` and a tuple of types)
+        value = self.namespace.get(name, default)
+        if value is self.value and not (value == self.items and
+                                        _item_types(value) == self.types):
+            return default
+        return value
+
+
+def _item_types(value) -> tuple:
+    if type(value) is dict:
+        return (*map(type, value), *map(type, value.values()))
+    return tuple(map(type, value))
+
+
+def guarded_contents(value) -> bool:
+    """Whether a name bound to ``value`` is guarded by its items (`ContentsGuard`): a list,
+    dict or set of at most `CONTENTS_GUARD_ITEMS` items, which may change in place."""
+    return type(value) in (list, dict, set) and len(value) <= CONTENTS_GUARD_ITEMS
+
+
+def name_guard(namespace, name: str, value) -> tuple:
+    """The guard (mapping, name, value) that ``name`` of ``namespace`` still gives ``value``
+    (by identity; a small list, dict or set also by its items: `ContentsGuard`)."""
+    if guarded_contents(value):
+        return ContentsGuard(namespace, value), name, value
+    return namespace, name, value
 
 
 class AttributePath:

@@ -63,6 +63,9 @@ class FunctionSource:
     # a statement a rewrite of `body_sugar` made -> the user's it stands for (a `try` without
     # its `finally:`), located where that one is
     origins: dict = field(default_factory=dict)
+    # free names bound to a list, dict or set whose items `body_sugar` wrote into the code
+    # (``x in TABLE`` as comparisons): guarded by their items (`introspect.ContentsGuard`)
+    contents_read: frozenset = frozenset()
 
     @property
     def positions(self) -> dict:
@@ -306,7 +309,8 @@ def read_function(func) -> FunctionSource:
     stripped = match_as_if(loop_else_as_flag(empty_range_loops(walrus_as_assignment(
         finally_as_statements(one_statement_per_line(stripped), origins)), func)))
     stripped = appended_results_as_displays(stripped, func, origins)
-    stripped = membership_as_equality(stripped, func, imports)
+    contents_read: set = set()
+    stripped = membership_as_equality(stripped, func, imports, contents_read)
     stripped = ufunc_out_as_write(stripped, func, imports)
     stripped = in_place_functions_as_methods(stripped, func, imports)
     lazy: set = set()      # (the displays written for generators)
@@ -315,4 +319,4 @@ def read_function(func) -> FunctionSource:
     stripped = sums_as_loops(local_dict_lookups(stripped, func), func)
     return FunctionSource(func, func.__name__, filename, text, stripped, line_offset,
                           col_offset, file_lines, module, tree, local_imports=imports,
-                          origins=origins)
+                          origins=origins, contents_read=frozenset(contents_read))

@@ -33,6 +33,7 @@ from .abstract import (
     exact,
 )
 from .analysis import Analysis, ranges
+from .analysis.calls import SortedItems, SpreadItems
 from .analysis.environments import MaybeNone
 from .analysis.expressions import (
     MaskedScalarWrite,
@@ -40,8 +41,6 @@ from .analysis.expressions import (
     MayFallOff,
     MembershipOfNumbers,
     PickedPerExample,
-    SortedItems,
-    SpreadItems,
     WrittenOutComprehension,
 )
 from .analysis.interpreter import RetypedCarry, UnrolledLoop
@@ -51,7 +50,7 @@ from .body_constructs.recursion import unroll_recursion
 from .codegen import Generated  # noqa: F401 -- what a transform returns
 from .errors import Unsupported, VectorizeError, fallback_record, quoted_names
 from .inline_helpers import InlineForKinds, inline_calls
-from .introspect import ClosureView, attribute_guard, forwarded_target
+from .introspect import ClosureView, attribute_guard, forwarded_target, name_guard
 from .liveness import Namer, all_names, bound_names
 from .pipeline import PIPELINE
 from .source import FunctionSource, read_function
@@ -690,6 +689,13 @@ class FunctionJob:
         # (a helper written out into the function: its name is read as any free name,
         # guarded, and finds the helper for the disk cache)
         free_names = {**self.inlined, **self.last.free_names}
+        for name in self.source.contents_read:
+            # (a list, dict or set whose items the source's sugar wrote into the code, `x in
+            # TABLE` as comparisons: read as a free name, guarded by its items)
+            found, value, scope = self.source.lookup(name)
+            if found and scope != "builtin":
+                free_names.setdefault(name, value)
+                self.read.setdefault(name, value)
         self.read.update({k: v for k, v in self.inlined.items() if k not in self.read})
         for name, value in self.last.free_names.items():
             # a helper bound to a closure (`body_constructs.bound_closures`) stands for the
@@ -704,15 +710,15 @@ class FunctionJob:
             found, _, scope = self.source.lookup(name)
             if scope == "global":
                 key = (id(self.source.globals), name)
-                self.module.free[key] = (self.source.globals, name, value)
+                self.module.free[key] = name_guard(self.source.globals, name, value)
             elif scope == "builtin":
                 continue
             elif scope == "import":     # imported by the body: the same on every call
                 key = (id(self.source.local_imports), name)
-                self.module.free[key] = (self.source.local_imports, name, value)
+                self.module.free[key] = name_guard(self.source.local_imports, name, value)
             else:
                 key = (id(func), name)
-                self.module.free[key] = (ClosureView(func), name, value)
+                self.module.free[key] = name_guard(ClosureView(func), name, value)
             self.module.free_scopes[key] = (func, scope, name)
         for name, value in self.read.items():
             self.module.reads.append((func, self.source.lookup(name)[2], name, value))

@@ -384,7 +384,6 @@ class Calls:
         """``f(*t)`` of a tuple of per-example values and a function with a batching rule:
         `transform` retries with ``t``'s items passed one by one (`SpreadItems`) where
         ``t`` is a name (read once per item: the same tuple); refused, located, otherwise."""
-        from .expressions import SpreadItems
         seq = self.values.get(unpacked.value)
         if type(unpacked.value) is cst.Name and isinstance(seq, TupleValue) and \
                 0 < len(seq.items) <= 64 and sum(1 for a in node.args if a.star) == 1:
@@ -401,7 +400,6 @@ class Calls:
         """``sorted(seq)`` of a name bound to a per-example row or a tuple of per-example
         values of a few items: `transform` retries with it written out (`SortedItems`)."""
         from ..body_constructs.keyed import SORTED_ITEMS, SORTS
-        from .expressions import SortedItems
         if isinstance(seq, TupleValue) and seq.keys is None and seq.kind in (
                 None, tuple, list):
             length = len(seq.items)
@@ -1131,3 +1129,25 @@ def _key_value_pairs(value):
     if len({k for k, _ in pairs}) != len(pairs):
         return None
     return pairs
+
+
+class SpreadItems(Unsupported):
+    """``f(*t)`` (``node`` is the starred argument) of a name bound to a tuple of
+    ``length`` per-example values and a function with a batching rule: `transform` retries
+    with ``f(t[0], t[1], ...)`` (`body_sugar.spread_items`)."""
+
+    def __init__(self, message, node=None, suggestion="", *, length: int):
+        super().__init__(message, node, suggestion)
+        self.length = length
+
+
+class SortedItems(Unsupported):
+    """``sorted(seq)`` of a name bound to a per-example row or tuple of ``length`` items (at
+    most `body_constructs.keyed.SORTED_ITEMS`): `transform` retries with ``seq`` written as
+    the list of its items, ``sorted([seq[0], seq[1], ...])``, which
+    `body_constructs.keyed.keyed_extrema` writes out as the comparisons CPython's sort makes
+    (`body_constructs.keyed.sorted_of_items`)."""
+
+    def __init__(self, message, node=None, suggestion="", *, length: int):
+        super().__init__(message, node, suggestion)
+        self.length = length

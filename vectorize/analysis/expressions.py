@@ -1784,28 +1784,6 @@ class MembershipOfNumbers(Unsupported):
         self.literals = literals
 
 
-class SpreadItems(Unsupported):
-    """``f(*t)`` (``node`` is the starred argument) of a name bound to a tuple of
-    ``length`` per-example values and a function with a batching rule: `transform` retries
-    with ``f(t[0], t[1], ...)`` (`body_sugar.spread_items`)."""
-
-    def __init__(self, message, node=None, suggestion="", *, length: int):
-        super().__init__(message, node, suggestion)
-        self.length = length
-
-
-class SortedItems(Unsupported):
-    """``sorted(seq)`` of a name bound to a per-example row or tuple of ``length`` items (at
-    most `body_constructs.keyed.SORTED_ITEMS`): `transform` retries with ``seq`` written as
-    the list of its items, ``sorted([seq[0], seq[1], ...])``, which
-    `body_constructs.keyed.keyed_extrema` writes out as the comparisons CPython's sort makes
-    (`body_constructs.keyed.sorted_of_items`)."""
-
-    def __init__(self, message, node=None, suggestion="", *, length: int):
-        super().__init__(message, node, suggestion)
-        self.length = length
-
-
 class MaskedScalarWrite(Unsupported):
     """``x[m]`` of a per-example 0-d value and a per-example truth value ``m`` (0 or 1
     items): `transform` retries with ``a[m] = e(x[m])`` as ``if m: a[()] = e(x)``
