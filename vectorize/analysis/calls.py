@@ -546,10 +546,9 @@ class Calls:
         first = next(iter(self.params), None)
         base = env.values.get(first) if first is not None else None
         if not found or scope != "closure" or not isinstance(klass, type) or \
-                base is None or base is not self.params[first] or \
-                record_member(base, name) is None and not (
+                base is None or base is not self.params[first] or not (
                     isinstance(base, TupleValue) and base.keys is not None and
-                    record_class(base.kind)):
+                    base.batched and record_class(base.kind)):
             raise Unsupported(f"`super().{name}(...)` other than in a method of a per-example "
                               "record's class, its `self` not rebound", node,
                               "call the parent class's function with `self`")
