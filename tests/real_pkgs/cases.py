@@ -1,6 +1,7 @@
 """Every case of the real-package corpus, in one list (`ALL`)."""
 
 from astral_cases import CASES as ASTRAL
+from blackscholes_cases import CASES as BLACKSCHOLES
 from chemicals_cases import CASES as CHEMICALS
 from colorsys_cases import CASES as COLORSYS
 from convertdate_cases import CASES as CONVERTDATE
@@ -14,6 +15,7 @@ from iapws_cases import CASES as IAPWS
 from jdcal_cases import CASES as JDCAL
 from lets_be_rational_cases import CASES as LETS_BE_RATIONAL
 from meteocalc_cases import CASES as METEOCALC
+from mibian_cases import CASES as MIBIAN
 from numpy_financial_cases import CASES as NUMPY_FINANCIAL
 from psychrolib_cases import CASES as PSYCHROLIB
 from psypy_cases import CASES as PSYPY
@@ -28,6 +30,7 @@ from pyxsteam_cases import CASES as PYXSTEAM
 from refet_cases import CASES as REFET
 from sgp4_cases import CASES as SGP4
 from statistics_cases import CASES as STATISTICS
+from suncalc_cases import CASES as SUNCALC
 from sunposition_cases import CASES as SUNPOSITION
 from trueskill_cases import CASES as TRUESKILL
 from utm_cases import CASES as UTM
@@ -38,4 +41,5 @@ ALL = [*PSYCHROLIB, *FLUIDS, *HT, *CHEMICALS, *PVLIB, *IAPWS, *SGP4, *PYSOLAR,
        *LETS_BE_RATIONAL, *ASTRAL, *HAVERSINE, *COLORSYS, *PYGEODESY,
        *CONVERTDATE, *PSYPY, *SUNPOSITION, *VINCENTY,
        *PYMEEUS, *METEOCALC, *HSLUV, *GEOPY,
-       *STATISTICS, *PYXSTEAM, *TRUESKILL, *PYERF]
+       *STATISTICS, *PYXSTEAM, *TRUESKILL, *PYERF, *BLACKSCHOLES,
+       *SUNCALC, *MIBIAN]

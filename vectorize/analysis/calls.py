@@ -51,6 +51,12 @@ class Calls:
     def call(self, node: cst.Call, env):
         if self.registry.indexed_update is not None and indexed_update_of(node) is not None:
             return self._indexed_update(node, env)
+        if type(node.func) is cst.Attribute and _zero_argument_super(node.func.value):
+            return self._super_method(node, env)
+        if _zero_argument_super(node):
+            raise Unsupported("`super()` other than to call a method of the parent class of a "
+                              "per-example record (`super().name(...)`)", node,
+                              "call the parent class's function with `self`")
         if type(node.func) is cst.Attribute:
             base = self.expr(node.func.value, env)
             method = record_member(base, node.func.attr.value)
@@ -527,6 +533,38 @@ class Calls:
         except TypeError:
             return None         # isinstance's own error: the call runs and raises it
         return unbatched(answer, True)
+
+    def _super_method(self, node: cst.Call, env):
+        """``super().name(...)`` in a method of a per-example record's class (``self`` its
+        first parameter, not rebound): the function the next class after the method's own
+        (``__class__``) in the record's MRO defines as ``name``, called with ``self`` first
+        (`_record_method`), as Python resolves it."""
+        name = node.func.attr.value
+        found, klass, scope = self.source.lookup("__class__")
+        first = next(iter(self.params), None)
+        base = env.values.get(first) if first is not None else None
+        if not found or scope != "closure" or not isinstance(klass, type) or \
+                base is None or base is not self.params[first] or not (
+                    isinstance(base, TupleValue) and base.keys is not None and
+                    base.batched and record_class(base.kind)):
+            raise Unsupported(f"`super().{name}(...)` other than in a method of a per-example "
+                              "record's class, its `self` not rebound", node,
+                              "call the parent class's function with `self`")
+        mro = base.kind.__mro__
+        member = None
+        if klass in mro:
+            for k in mro[mro.index(klass) + 1:]:
+                if name in k.__dict__:
+                    member = k.__dict__[name]
+                    break
+        if not isinstance(member, types.FunctionType) or \
+                member.__code__.co_filename.startswith("<"):
+            raise Unsupported(f"`super().{name}(...)`: the parent class's `{name}` is not a "
+                              "plain method of the user's", node,
+                              "call the parent class's function with `self`")
+        value = self._record_method(node, base, member, env)
+        self.__dict__.setdefault("record_super", {})[node] = first
+        return value
 
     def _record_method(self, node: cst.Call, base, method, env):
         """``p.norm(k)`` of a namedtuple or dataclass of per-example values (`record_member`):
@@ -1033,6 +1071,11 @@ def plain_dataclass(cls) -> bool:
     fields = getattr(cls, "__dataclass_fields__", {})
     return all(f._field_type is dataclasses._FIELD and f.init
                and f.default_factory is dataclasses.MISSING for f in fields.values())
+
+
+def _zero_argument_super(node) -> bool:
+    return type(node) is cst.Call and type(node.func) is cst.Name and \
+        node.func.value == "super" and not node.args
 
 
 def record_member(base, name: str, dunders: bool = False):

@@ -64,9 +64,17 @@ def _plain_class(cls) -> bool:
     if any(k.__dict__.get("__new__") is not None for k in cls.__mro__ if k is not object):
         return False
     if any(name in k.__dict__ for k in cls.__mro__ if k is not object
-           for name in ("__slots__", "__setattr__", "__getattr__", "__getattribute__",
+           for name in ("__setattr__", "__getattr__", "__getattribute__",
                         "__init_subclass__", "__class_getitem__")):
         return False
+    # an empty ``__slots__`` (``abc.ABC``'s) where another class of the MRO has none: the
+    # instances keep a ``__dict__``, attributes bind as anywhere else
+    slots = [k.__dict__["__slots__"] for k in cls.__mro__ if "__slots__" in k.__dict__]
+    if any(s != () for s in slots) or \
+            all("__slots__" in k.__dict__ for k in cls.__mro__ if k is not object):
+        return False
+    if getattr(cls, "__abstractmethods__", None):
+        return False    # (instantiating it raises TypeError)
     init = cls.__init__
     return isinstance(init, types.FunctionType) and not init.__code__.co_filename.startswith(
         "<")
@@ -84,6 +92,12 @@ def _make(cls):
             not func.params.params:
         return None
     me = func.params.params[0].name.value
+    stmts = _expand(list(func.body.body), me, cls, init, 0)
+    if stmts is None:
+        return ("its `__init__` calls `super().__init__(...)` of an `__init__` that cannot be "
+                "inlined (arguments that do not bind by position or keyword, or one that "
+                "defines functions, reads other globals or uses `self` otherwise)")
+    func = func.with_changes(body=func.body.with_changes(body=stmts))
     fields = _fields_bound(func.body.body, me)
     if fields is None:
         return ("its `__init__` binds no attribute of `self`, or binds one in a branch, a "
@@ -264,3 +278,158 @@ def _class_name(cls) -> str | None:
 
 def _uses_class(stmt, me, locals_) -> bool:
     return any(_self_attribute(n, me) not in (None, *locals_) for n in _walk(stmt))
+
+
+def _split_tuple_assign(stmt, me):
+    """``self.a, self.b = x, y`` (no ``self`` in ``x, y``, as many values as targets) as
+    ``self.a = x`` then ``self.b = y``: the same bindings, the values not reading the fields;
+    else ``[stmt]``."""
+    if type(stmt) is not cst.SimpleStatementLine or len(stmt.body) != 1:
+        return [stmt]
+    small = stmt.body[0]
+    if type(small) is not cst.Assign or len(small.targets) != 1:
+        return [stmt]
+    target, value = small.targets[0].target, small.value
+    if type(target) not in (cst.Tuple, cst.List) or type(value) is not cst.Tuple:
+        return [stmt]
+    if len(target.elements) != len(value.elements) or any(
+            type(e) is cst.StarredElement for e in (*target.elements, *value.elements)):
+        return [stmt]
+    if not all(_self_attribute(e.value, me) for e in target.elements):
+        return [stmt]
+    if any(type(n) is cst.Name and n.value == me for e in value.elements
+           for n in _walk(e.value)):
+        return [stmt]
+    return [cst.SimpleStatementLine([cst.Assign([cst.AssignTarget(t.value)], v.value)])
+            for t, v in zip(target.elements, value.elements)]
+
+
+def _super_init_call(stmt):
+    """The ``cst.Call`` of a statement ``super().__init__(...)``, else None."""
+    if type(stmt) is not cst.SimpleStatementLine or len(stmt.body) != 1 or \
+            type(stmt.body[0]) is not cst.Expr:
+        return None
+    call = stmt.body[0].value
+    if type(call) is cst.Call and type(call.func) is cst.Attribute and \
+            call.func.attr.value == "__init__" and type(call.func.value) is cst.Call and \
+            type(call.func.value.func) is cst.Name and call.func.value.func.value == "super" \
+            and not call.func.value.args:
+        return call
+    return None
+
+
+def _owner(cls, init):
+    return next((k for k in cls.__mro__ if k.__dict__.get("__init__") is init), None)
+
+
+def _lookup(globals_, name):
+    import builtins
+    if name in globals_:
+        return globals_[name]
+    return getattr(builtins, name, _lookup)
+
+
+def _expand(stmts, me, cls, init, depth):
+    """``stmts`` with tuple assignments to fields split and each top-level
+    ``super().__init__(args)`` replaced by the parent ``__init__``'s body (its parameters and
+    locals renamed, bound to the arguments first, in order, as the call binds them; its
+    ``self`` ``me``); None where that is not what Python does or cannot be shown to be."""
+    out = []
+    for stmt in stmts:
+        call = _super_init_call(stmt)
+        if call is None:
+            out.extend(_split_tuple_assign(stmt, me))
+            continue
+        if depth > 8 or "super" in init.__globals__:
+            return None
+        owner = _owner(cls, init)
+        if owner is None:
+            return None
+        mro = cls.__mro__
+        parent = next((k for k in mro[mro.index(owner) + 1:] if "__init__" in k.__dict__),
+                      object)
+        if parent is object:
+            if call.args:
+                return None
+            continue        # (object.__init__(): nothing)
+        p_init = parent.__dict__["__init__"]
+        if not isinstance(p_init, types.FunctionType) or p_init.__code__.co_filename.startswith(
+                "<"):
+            return None
+        inlined = _inline(call, p_init, me, cls, init, depth)
+        if inlined is None:
+            return None
+        out.extend(inlined)
+    return out
+
+
+def _inline(call, p_init, me, cls, init, depth):
+    p_func = cst.parse_module(textwrap.dedent(inspect.getsource(p_init))).body[0]
+    if type(p_func) is not cst.FunctionDef or p_func.decorators or p_func.asynchronous:
+        return None
+    params = p_func.params
+    if params.star_arg is not cst.MaybeSentinel.DEFAULT and params.star_arg is not None or \
+            params.star_kwarg is not None or params.kwonly_params or params.posonly_params or \
+            not params.params:
+        return None
+    p_me = params.params[0].name.value
+    names = [p.name.value for p in params.params[1:]]
+    bound: dict = {}
+    for k, arg in enumerate(call.args):
+        if arg.star:
+            return None
+        if arg.keyword is None:
+            if any(a.keyword is not None for a in call.args[:k]) or k >= len(names):
+                return None
+            bound[names[k]] = arg.value
+        else:
+            key = arg.keyword.value
+            if key not in names or key in bound:
+                return None
+            bound[key] = arg.value
+    if set(bound) != set(names):
+        return None     # (a default left to bind: refused)
+    for n in _walk(p_func.body):
+        if type(n) in (cst.FunctionDef, cst.ClassDef, cst.Lambda, cst.ListComp, cst.SetComp,
+                       cst.DictComp, cst.GeneratorExp, cst.Global, cst.Nonlocal):
+            return None
+    locals_ = set(names)
+    for n in _walk(p_func.body):
+        get = {cst.AssignTarget: lambda t: t.target, cst.AugAssign: lambda t: t.target,
+               cst.AnnAssign: lambda t: t.target, cst.For: lambda t: t.target,
+               cst.NamedExpr: lambda t: t.target, cst.AsName: lambda t: t.name,
+               cst.ExceptHandler: lambda t: t.name}.get(type(n))
+        target = get(n) if get is not None else None
+        if target is not None:
+            locals_ |= {t.value for t in _walk(target) if type(t) is cst.Name} - {p_me}
+    child = textwrap.dedent(inspect.getsource(init))
+    prefix = f"_super{depth}_"
+    if prefix in child:
+        return None
+    rename = {n: f"{prefix}{n}" for n in locals_}
+    attrs = {id(n.attr) for n in _walk(p_func.body) if type(n) is cst.Attribute} | \
+        {id(n.keyword) for n in _walk(p_func.body) if type(n) is cst.Arg and n.keyword}
+    for n in _walk(p_func.body):     # the globals it reads: the same objects in both modules
+        if type(n) is cst.Name and id(n) not in attrs and n.value not in rename and \
+                n.value != p_me and _lookup(p_init.__globals__, n.value) is not \
+                _lookup(init.__globals__, n.value):
+            return None
+
+    class Rename(cst.CSTTransformer):
+        def leave_Name(self, original_node, updated_node):
+            if id(original_node) in attrs:
+                return updated_node
+            if original_node.value == p_me:
+                return updated_node.with_changes(value=me)
+            if original_node.value in rename:
+                return updated_node.with_changes(value=rename[original_node.value])
+            return updated_node
+
+    body = p_func.body.visit(Rename())
+    # (the arguments evaluated in the call's order, then the body)
+    head = [cst.SimpleStatementLine([cst.Assign([cst.AssignTarget(cst.Name(rename[k]))],
+                                                bound[k])]) for k in bound]
+    rest = _expand(list(body.body), me, cls, p_init, depth + 1)
+    if rest is None:
+        return None
+    return [*head, *rest]

@@ -525,8 +525,11 @@ class _ApplyRules(Promotions, cst.CSTTransformer):
             name = self.ctx.helper_name(original_node)
             if original_node in getattr(analysis, "record_methods", ()):
                 # `p.norm(k)` of a record: the method's specialization, `self` first
+                # (`super().norm(k)`: the method's own `self`)
+                me = getattr(analysis, "record_super", {}).get(original_node)
                 return updated_node.with_changes(func=cst.Name(name), args=[
-                    cst.Arg(updated_node.func.value), *updated_node.args])
+                    cst.Arg(cst.Name(me) if me is not None else updated_node.func.value),
+                    *updated_node.args])
             if original_node in getattr(analysis, "record_classmethods", ()):
                 # `t.convert(v)`, a classmethod: `cls` first, the record's class
                 return updated_node.with_changes(func=cst.Name(name), args=[
