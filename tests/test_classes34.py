@@ -129,8 +129,8 @@ def uses_conditional(x):
 
 
 def test_other_uses_refused_located():
-    refused(returned, PLAIN, match="used otherwise than unpacked at once")
-    refused(kept, PLAIN, match="used otherwise than unpacked at once")
+    refused(returned, PLAIN, match="used otherwise than unpacked into names at once")
+    refused(kept, PLAIN, match="used otherwise than unpacked into names at once")
     refused(too_few, PLAIN, PLAIN, match="yields 4 items here and is unpacked into 2")
     refused(uses_conditional, PLAIN, match="cannot read as a tuple of its items")
 

@@ -431,7 +431,7 @@ class Calls:
         at_once = UNPACKED_AT_ONCE.get()
         if at_once is None or at_once[0] is not node:
             raise Unsupported(f"the generator `{name}(...)` on per-example values is used "
-                              "otherwise than unpacked at once (`a, b = g(x)`): a batch has "
+                              "otherwise than unpacked into names at once: a batch has "
                               "no array of generators", node,
                               "unpack its items into names, or return them as a tuple")
         if at_once[1] is not None and at_once[1] != made.__vectorize_yields__:

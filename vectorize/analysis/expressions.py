@@ -233,7 +233,7 @@ class Expressions:
                           "object that runs its body when iterated: numpy.vectorize returns "
                           "an array of them, one per example, which no batch can be; a "
                           "helper generator is vectorized where its caller unpacks its "
-                          "items at once, `a, b = g(x)`)",
+                          "items into names at once)",
                  "Await": "await outside the per-example function"}
         raise Unsupported(f"`{_SYNTAX.get(kind, kind)}` expressions are not supported", node,
                           hints.get(kind, "rewrite it with plain expressions"))

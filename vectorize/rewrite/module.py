@@ -22,6 +22,7 @@ import numpy as np
 
 from ..abstract import PythonSemantics
 from ..errors import UNDEFINED_NAME, VectorizeError, fallback_parts
+from ..introspect import ContentsGuard
 from ..liveness import all_names
 from ..transform import ModuleContext, transform_source
 from . import boundary, call_sites, skeleton
@@ -535,6 +536,8 @@ def _check_foreign_names(printed, namespace: dict, stmt, where: Located) -> None
     into this file, would read this file's."""
     free = None
     for scope, name, value in printed.guards:
+        if isinstance(scope, ContentsGuard):
+            scope = scope.namespace     # (guarded by its items too: whose name it is)
         if scope is namespace or isinstance(value, types.ModuleType):
             continue
         if isinstance(value, types.FunctionType):
