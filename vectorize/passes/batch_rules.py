@@ -275,16 +275,8 @@ class _ApplyRules(Promotions, cst.CSTTransformer):
         if original_node in self.analysis.slice_selections:
             # `v[lo:hi]` with a per-example bound: `v`, the reductions of it under the mask
             # of the positions the slice keeps
-            original, updated = original_node.slice[0].slice, updated_node.slice[0].slice
-            nodes, batched = {"v": updated_node.value}, []
-            for key, o, n in (("lo", original.lower, updated.lower),
-                              ("hi", original.upper, updated.upper)):
-                if o is not None:
-                    nodes[key] = n
-                value = self.value(o) if o is not None else None
-                batched.append(None if o is None else _is_batched(value) or (
-                    "nonnegative" if value.exact and isinstance(value.example, (
-                        int, np.integer)) and value.example >= 0 else False))
+            nodes, batched = self._slice_bounds(original_node.slice[0].slice,
+                                                updated_node.slice[0].slice, updated_node.value)
             try:
                 mask = expr(self.prims.slice_mask(*batched, shared=not _is_batched(
                     self.value(original_node.value))), **nodes)
@@ -344,20 +336,29 @@ class _ApplyRules(Promotions, cst.CSTTransformer):
             self.size_name = (self.ctx.namer.fresh("batch_size"), batched[0])
         return cst.Name(self.size_name[0])
 
-    def _slice_write(self, original_node, updated_node):
-        """``y[lo:hi] = v`` with a per-example bound (`aliasing._slice_write`): ``v`` written
-        where the slice's mask holds, ``np.copyto(y, v[:, None], where=mask)``."""
-        original = original_node.targets[0].target
-        target = updated_node.targets[0].target
-        sl, new = original.slice[0].slice, target.slice[0].slice
-        nodes, batched = {"v": target.value}, []
-        for key, o, n in (("lo", sl.lower, new.lower), ("hi", sl.upper, new.upper)):
+    def _slice_bounds(self, original, updated, sliced) -> tuple[dict, list]:
+        """The template nodes (``v``: ``sliced``, ``lo``/``hi``: the updated bounds given) and,
+        per bound of a slice with a per-example bound, what `slice_mask` takes: None where it
+        is absent, True where it is per-example, "nonnegative" where it is an int known to be
+        at least 0, else False."""
+        nodes, batched = {"v": sliced}, []
+        for key, o, n in (("lo", original.lower, updated.lower),
+                          ("hi", original.upper, updated.upper)):
             if o is not None:
                 nodes[key] = n
             value = self.value(o) if o is not None else None
             batched.append(None if o is None else _is_batched(value) or (
                 "nonnegative" if value.exact and isinstance(value.example, (
                     int, np.integer)) and value.example >= 0 else False))
+        return nodes, batched
+
+    def _slice_write(self, original_node, updated_node):
+        """``y[lo:hi] = v`` with a per-example bound (`aliasing._slice_write`): ``v`` written
+        where the slice's mask holds, ``np.copyto(y, v[:, None], where=mask)``."""
+        original = original_node.targets[0].target
+        target = updated_node.targets[0].target
+        nodes, batched = self._slice_bounds(original.slice[0].slice, target.slice[0].slice,
+                                            target.value)
         mask = expr(self.prims.slice_mask(*batched), **nodes)
         value = self.value(original_node.value)
         written = pad(updated_node.value, value, 1) if _is_batched(value) else \
