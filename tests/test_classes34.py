@@ -366,3 +366,20 @@ def test_items_unpacked_into_a_call():
     check(star_name_into_rule, SPECIAL, SPECIAL[::-1].copy())
     check(star_name_into_rule, PLAIN, PLAIN[::-1].copy())
     refused(star_into_rule, SPECIAL, match="only a tuple bound to a name")
+
+
+def test_a_contents_guard_of_array_items_neither_raises_nor_misses_a_change():
+    # (a deep copy made new array objects, whose `==` has no truth value: the warm call's
+    # guard raised ValueError for a global list of arrays)
+    from vectorize.introspect import ContentsGuard, name_guard
+    rows = [np.array([1.0, 2.0]), np.array([3.0, 4.0])]
+    namespace = {"ROWS": rows}
+    guard, name, value = name_guard(namespace, "ROWS", rows)
+    assert isinstance(guard, ContentsGuard) and value is rows
+    assert guard.get(name, None) is rows
+    rows[1] = np.array([3.0, 4.0])      # another array object: a change
+    assert guard.get(name, None) is None
+    table = {1: 2.0}
+    guard, name, _ = name_guard({"T": table}, "T", table)
+    table[1] = 2                         # equal, of another type: a change
+    assert guard.get(name, None) is None

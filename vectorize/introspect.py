@@ -9,7 +9,6 @@ from __future__ import annotations
 import __future__
 
 import builtins
-import copy
 import inspect
 import types
 
@@ -138,20 +137,27 @@ class ContentsGuard:
     checked for): ``get`` gives the value while the name still holds it with the items it
     had when the code was made (equal, each of the same type), else ``default``, so that
     ``TABLE.add(3.0)`` between calls makes a new specialization, as rebinding ``TABLE``
-    does. At most `CONTENTS_GUARD_ITEMS` items (`guarded_contents`)."""
+    does. At most `CONTENTS_GUARD_ITEMS` items (`guarded_contents`); one level deep: the
+    copy holds the same item objects, which ``==`` finds equal by identity first (an array
+    item left in place compares without asking the array; one replaced by another array,
+    whose ``==`` has no truth value, counts as a change)."""
 
     __slots__ = ("namespace", "value", "items", "types")
 
     def __init__(self, namespace, value):
         self.namespace, self.value = namespace, value
-        self.items, self.types = copy.deepcopy(value), _item_types(value)
+        self.items, self.types = value.copy(), _item_types(value)
 
     def get(self, name, default=None):
         # (on every warm call of a specialization: an `==` and a tuple of types)
         value = self.namespace.get(name, default)
-        if value is self.value and not (value == self.items and
-                                        _item_types(value) == self.types):
-            return default
+        if value is self.value:
+            try:
+                same = value == self.items and _item_types(value) == self.types
+            except Exception:   # noqa: BLE001 -- an item's `==` with no truth value
+                same = False
+            if not same:
+                return default
         return value
 
 
