@@ -1,7 +1,8 @@
 """Pytrees as JAX and ``torch.func`` define them, for `vmap`'s arguments, results and axes.
 
 A pytree is a leaf or a container of pytrees: a ``tuple``, ``list``, ``dict`` (any mapping
-type that is a ``dict``: ``OrderedDict``, ``defaultdict``) or namedtuple. ``None`` is a leaf
+type that is a ``dict``: ``OrderedDict``, ``defaultdict``), namedtuple or struct sequence
+(``torch.return_types.max``, as ``torch.utils._pytree`` takes it). ``None`` is a leaf
 here (an argument the same for every example). ``in_axes`` / ``out_axes`` are *prefixes* of
 the trees they describe (as in JAX): an ``int`` or ``None`` applies to every leaf below it,
 a container must have the type and the keys (or length) of the container it stands for.
@@ -15,10 +16,19 @@ def is_namedtuple(value) -> bool:
         type(value), "_fields")
 
 
+def is_structseq(value) -> bool:
+    """A struct sequence: a tuple of named fields made in C (``torch.return_types.max``,
+    what ``torch.max(x, 0)`` returns), which has no ``_fields``; remade from its items."""
+    t = type(value)
+    return isinstance(value, tuple) and t is not tuple and t.__base__ is tuple and all(
+        hasattr(t, a) for a in ("n_fields", "n_sequence_fields", "n_unnamed_fields"))
+
+
 def is_node(value) -> bool:
     """Whether ``value`` is a container of pytrees (not a leaf)."""
     t = type(value)
-    return t is tuple or t is list or isinstance(value, dict) or is_namedtuple(value)
+    return t is tuple or t is list or isinstance(value, dict) or is_namedtuple(value) or \
+        is_structseq(value)
 
 
 def keys_of(node) -> tuple | None:
@@ -106,7 +116,9 @@ def broadcast_prefix(prefix, tree, path: str = "") -> list:
     not a tree prefix of ``tree``."""
     if not is_node(prefix):
         return [prefix] * len(flatten(tree))
-    if not is_node(tree) or type(prefix) is not type(tree):
+    # (a plain tuple stands for a struct sequence: out_axes=(0, 1) for torch.max(x, 0))
+    if not is_node(tree) or (type(prefix) is not type(tree) and not (
+            type(prefix) is tuple and is_structseq(tree))):
         raise PrefixError(f"at {path or 'the top'}, the specification is {describe(prefix)} "
                           f"but the value is {describe(tree)} (different types: "
                           f"{type(prefix).__name__} and {type(tree).__name__})")

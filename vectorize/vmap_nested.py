@@ -39,7 +39,7 @@ def target_flat(outer, args, kwargs):
             "the positional arguments passed to the function, but got "
             f"len(in_axes)={len(inner_axes)}, len(args)={len(args)} (the inner vmap's "
             "in_axes)", "give in_axes one entry per positional argument")
-    sizes_o, sizes_i, plan = [], [], []
+    sizes_o, sizes_i, plan, paths = [], [], [], []
     for i, (a, ao, ai) in enumerate(zip(args, outer_axes, inner_axes)):
         try:
             flat_o = broadcast_prefix(ao, a)
@@ -50,6 +50,7 @@ def target_flat(outer, args, kwargs):
                               "give in_axes the structure of the arguments") from None
         for (path, leaf), lo, li in zip(flatten(a, f"args[{i}]"), flat_o, flat_i):
             plan.append(_nested_leaf(leaf, lo, li, path, sizes_o, sizes_i))
+            paths.append(path)
     for sizes, level in ((sizes_o, outer), (sizes_i, inner)):
         axis_size = level._options.axis_size
         if not sizes and axis_size is not None:
@@ -66,8 +67,8 @@ def target_flat(outer, args, kwargs):
             raise call_error(inconsistent_sizes(sizes), "give every mapped argument "
                               "the same length along its mapped axis")
     n_o, n_i = sizes_o[0][0], sizes_i[0][0]
-    leaves, flat_axes = [], []
-    for leaf, lo, li, be in plan:
+    leaves, flat_axes, copies = [], [], []
+    for (leaf, lo, li, be), where in zip(plan, paths):
         if lo is None and li is None:
             leaves.append(leaf)
             flat_axes.append(None)
@@ -82,6 +83,10 @@ def target_flat(outer, args, kwargs):
             both = _expand(moved[None], (n_o, n_i) + tuple(moved.shape[1:]), be)
         leaves.append(both.reshape((n_o * n_i,) + tuple(both.shape[2:])))
         flat_axes.append(0)
+        copy = _copy_of(leaves[-1], leaf)
+        if copy is not None:
+            copies.append((leaves[-1], both if li is not None and lo is not None else None,
+                           where, "outer" if lo is None else "inner", copy))
     flat_args = unflatten(tuple(args), leaves)
     tree_axes = unflatten(tuple(args), flat_axes)
     key = freeze(tree_axes)
@@ -95,7 +100,7 @@ def target_flat(outer, args, kwargs):
                                                 inner.backend or outer.backend)
         flat._options = dataclasses.replace(inner._options, axis_size=None)
         flat._explain = inner._explain
-    return flat, flat_args, (n_o, n_i)
+    return flat, flat_args, (n_o, n_i, copies)
 
 def call_nested(outer, args, kwargs):
     """``vmap(vmap(f, in_i, out_i), in_o, out_o)``: ``f`` on every pair of an outer and an
@@ -105,8 +110,9 @@ def call_nested(outer, args, kwargs):
     inner = outer._target
     if outer._bound:
         kwargs = {**outer._bound, **kwargs}
-    flat, flat_args, (n_o, n_i) = target_flat(outer, args, kwargs)
+    flat, flat_args, (n_o, n_i, copies) = target_flat(outer, args, kwargs)
     out = flat(*flat_args, **kwargs)
+    _written_back(copies)
     outer_out = out_axes_of(outer.out_axes, out, outer._name)
     inner_out = out_axes_of(inner.out_axes, out, inner._name)
     placed = []
@@ -165,6 +171,32 @@ def _nested_leaf(leaf, lo, li, where, sizes_o, sizes_i):
 
 def _expand(x, shape, be):
     return be.broadcast_to(x, shape)
+
+
+def _copy_of(flat, leaf):
+    """The version of ``flat``, a tensor argument of the flat call made from the caller's
+    tensor ``leaf``, where it is a copy (not a view of the caller's memory); None else."""
+    version = getattr(flat, "_version", None)
+    if version is None or not hasattr(flat, "untyped_storage") or \
+            flat.untyped_storage().data_ptr() == leaf.untyped_storage().data_ptr():
+        return None
+    return version
+
+
+def _written_back(copies):
+    """The flat call's in-place changes of the copies it was given (``x.add_(1)``), made in
+    the caller's tensors as the per-example loop makes them: a tensor mapped at both levels
+    gets its copy's values (every pair of examples wrote its own part); one mapped at one
+    level only was the same for every example of the other, and each would change it again
+    (torch.func raises there): refused."""
+    for flat, both, where, level, version in copies:
+        if flat._version == version:
+            continue
+        if both is None:
+            raise call_error(f"the function changes {where} in place, which the {level} vmap "
+                             "does not map: each of its examples would change it again",
+                             "write it out of place, or map it at both levels")
+        both.copy_(flat.reshape(both.shape))
 
 
 def _same_along(grid, axis, n, name):
