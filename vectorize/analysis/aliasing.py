@@ -272,6 +272,49 @@ class Aliasing:
                           f"write `{name} = {name} {op[:-1]} ...` (a new value of the promoted "
                           "dtype), or convert the operand to the dtype first", kind="raises")
 
+    def _no_update_of_the_callers_array(self, small: cst.AugAssign, env: Env) -> None:
+        """``x += v`` where the per-example ``x`` is the caller's array: a parameter (not
+        rebound to its own copy or a new value first) whose example is a row of the
+        argument, a view (a vector or more). Per example the update changes the caller's
+        array in place (``vmap``'s loop over rows, and torch.func's); numpy.vectorize with
+        a signature hands out read-only rows and raises. The batch would rebind ``x`` only,
+        the caller's array kept."""
+        name = small.target.value
+        current = env.values.get(name)
+        if not (isinstance(current, Value) and current.batched) or self.helper \
+                or not self.registry.primitives.in_place_writes:
+            return
+        example = current.example
+        if not (isinstance(example, np.ndarray) and example.ndim):
+            return
+        if name in self.params and not self._rebound_to_its_own(name, small) and \
+                not self._rebound_to_a_new_value(name, small):
+            op = _code(small.operator).strip()
+            raise Unsupported(f"`{name} {op}` changes the per-example array `{name}` in place, "
+                              "which is a row of the caller's argument: per example the "
+                              "caller's array changes (or raises where it is read-only), the "
+                              "batch would not change it", small,
+                              f"write `{name} = {name} {op[:-1]} ...` (a new array), or copy "
+                              f"it first: {name} = {name}.copy()")
+
+    def _rebound_to_a_new_value(self, name: str, at) -> bool:
+        """Whether the statements before the one holding ``at`` bind ``name`` to a value an
+        operator makes (``x = x * 2``, ``x = -x``): the last such binding at the body's top
+        level, and none inside a branch or loop to anything else (a view: ``x = x[1:]``)."""
+        new = False
+        for stmt in self.tree.body.body:
+            if any(n is at for n in walk(stmt)):
+                return new
+            for n in walk(stmt):
+                if type(n) is cst.Assign and any(type(t.target) is cst.Name
+                                                 and t.target.value == name
+                                                 for t in n.targets):
+                    made = type(n.value) in (cst.BinaryOperation, cst.Comparison) or type(
+                        n.value) is cst.UnaryOperation and type(n.value.operator) is not cst.Not
+                    top = type(stmt) is cst.SimpleStatementLine and n in stmt.body
+                    new = made if top else new and made
+        return new
+
     def _no_update_of_a_shared_array(self, small: cst.AugAssign, env: Env) -> None:
         """``w += v`` where ``w`` is the same array for every example (an argument passed as
         it is, or a global) or a view of it: per example every example changes it in place

@@ -519,6 +519,7 @@ class Analysis(Expressions, Calls, Aliasing):
                                   "side effect the batch cannot repeat per example)", small,
                                   "compute a new local value instead")
             self._no_update_of_a_shared_array(small, env)
+            self._no_update_of_the_callers_array(small, env)
             self._no_aliased_update(small, env)
             value = self.binary(small.operator, small.target, small.value, env, small)
             self._in_place_update_keeps_dtype(small, env.values.get(small.target.value), value)
