@@ -167,3 +167,11 @@ def check(f, *args, in_axes=0, out_axes=0, grad=True, joins=False, signed_zeros=
         torch.testing.assert_close(h, w, equal_nan=True, rtol=1e-5, atol=1e-6,
                                    msg=lambda m, i=i: f"gradient of argument {i}: {m}")
     return got
+
+
+def seeded(seed=0):
+    """A pytest fixture body: repeatable draws (``torch.manual_seed(seed)``), without
+    changing the random state other test modules see."""
+    with torch.random.fork_rng():
+        torch.manual_seed(seed)
+        yield

@@ -25,17 +25,12 @@ import torch.nn.functional as F
 from torch import Tensor
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+import torch_reference  # noqa: E402
 from torch_reference import assert_same, reference  # noqa: E402
 
 from vectorize import VectorizeError, vmap
 
-
-@pytest.fixture(autouse=True)
-def _seeded():
-    """Repeatable draws, without changing the random state other test modules see."""
-    with torch.random.fork_rng():
-        torch.manual_seed(0)
-        yield
+_seeded = pytest.fixture(autouse=True)(torch_reference.seeded)
 
 
 B0, B1, B2 = 7, 11, 13

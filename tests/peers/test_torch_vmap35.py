@@ -33,17 +33,13 @@ import torch
 import torch.nn.functional as F
 from torch import Tensor
 
+from vectorize import VectorizeError, vmap
+
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+import torch_reference  # noqa: E402
 from torch_reference import assert_same, reference  # noqa: E402
 
-from vectorize import VectorizeError, vmap  # noqa: E402
-
-
-@pytest.fixture(autouse=True)
-def _seeded():
-    with torch.random.fork_rng():
-        torch.manual_seed(0)
-        yield
+_seeded = pytest.fixture(autouse=True)(torch_reference.seeded)
 
 
 def same(f, args, in_dims=0, out_dims=0):
