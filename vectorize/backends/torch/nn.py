@@ -322,7 +322,8 @@ def _loss(name: str):
 
 # functions of the last dims that take any leading (batch) dims: as written on the batch
 TRAILING = ("det", "logdet", "slogdet", "inverse", "view_as_real", "view_as_complex")
-LINALG_TRAILING = ("det", "slogdet", "inv", "cholesky", "eigvalsh", "svdvals", "pinv",
+LINALG_TRAILING = ("det", "slogdet", "inv", "cholesky", "eigvalsh", "svdvals", "pinv", "eigh",
+                   "svd", "qr", "eig", "eigvals",
                    "matrix_exp", "matrix_norm", "inv_ex", "cholesky_ex")
 
 
