@@ -179,3 +179,88 @@ def _tested_in_the_call(a):
 def test_type_test_of_a_value_computed_in_the_call_is_refused():
     with pytest.raises(VectorizeError, match=r"test_realpkgs35.py:\d+:\d+: .*isinstance"):
         vectorize(_tested_in_the_call, fallback="error")(X)
+
+
+def _check_point(point):
+    lon, lat = float(point[0]), float(point[1])
+    if -90 <= lat <= 90 and -180 <= lon <= 180:
+        return lon, lat
+    elif -90 <= lon <= 90 and -180 <= lat <= 180:
+        _msg = (
+            f"Point {point!s} is probably reversed!\n"
+            f"the longitude ({lon}) is in [-90, 90] "
+            "and the latitude in [-180, 180]."
+        )
+        raise ValueError(_msg)
+    else:
+        raise ValueError(f"\nPoint {point!s} cannot be interpreted.\n")
+
+
+def _checked(lon, lat):
+    return _check_point((lon, lat))
+
+
+def _outcome(f, *args):
+    try:
+        out = f(*args)
+    except Exception as exc:  # noqa: BLE001 - compared
+        return type(exc), str(exc)
+    return out
+
+
+@pytest.mark.parametrize("lon, lat", [
+    ([10.0, 100.0, -5.0], [5.0, 30.0, 0.0]),          # every point valid
+    ([10.0, 200.0, 20.0], [5.0, 10.0, 120.0]),        # an invalid one, then a reversed one
+    ([20.0, 10.0], [120.0, 5.0]),                      # the first example raises
+    ([10.0, 20.0], [5.0, 120.0]),                      # a later one does
+])
+def test_tuple_of_per_example_numbers_formatted_into_a_raised_message(lon, lat):
+    """great-circle-calculator's `_error_check_point`: the message prints the point tuple
+    (numpy.vectorize's first example holds NumPy scalars: their reprs), built in implicitly
+    concatenated f-strings, an `if`/`elif`/`else` whose two last branches raise and whose
+    first returns a tuple."""
+    lon, lat = np.array(lon), np.array(lat)
+    want = _outcome(np.vectorize(_checked), lon, lat)
+    got = _outcome(vectorize(_checked, fallback="error"), lon, lat)
+    if isinstance(want, tuple) and isinstance(want[0], type):
+        assert got == want
+    else:
+        for g, w in zip(got, want):
+            np.testing.assert_array_equal(g, w)
+            assert g.dtype == w.dtype
+
+
+def _concatenated(x):
+    label = f"x={x} " "units" f" ({x * 2:.2f})"
+    return label
+
+
+def test_implicitly_concatenated_f_strings_of_per_example_values():
+    want = np.vectorize(_concatenated)(X)
+    got = vectorize(_concatenated, fallback="error")(X)
+    np.testing.assert_array_equal(got, want)
+    assert got.dtype == want.dtype
+
+
+def _tuple_or_raise(x):
+    if x > 0:
+        return x, 2 * x
+    elif x > -1:
+        raise ValueError("a")
+    else:
+        raise ValueError("b")
+
+
+@pytest.mark.parametrize("xs", [[1.0, 2.0], [1.0, -0.5], [1.0, -2.0], [-2.0, -0.5]])
+def test_tuple_returned_where_the_other_branches_of_an_elif_chain_raise(xs):
+    x = np.array(xs)
+    want = _outcome(np.vectorize(_tuple_or_raise), x)
+    got = _outcome(vectorize(_tuple_or_raise, fallback="error"), x)
+    if isinstance(want[0], type):
+        assert got == want
+    else:
+        for g, w in zip(got, want):
+            np.testing.assert_array_equal(g, w)
+    if not isinstance(want[0], type):
+        for g, w in zip(vmap(_tuple_or_raise)(x), want):
+            np.testing.assert_array_equal(g, w)
