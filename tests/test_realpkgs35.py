@@ -264,3 +264,21 @@ def test_tuple_returned_where_the_other_branches_of_an_elif_chain_raise(xs):
     if not isinstance(want[0], type):
         for g, w in zip(vmap(_tuple_or_raise)(x), want):
             np.testing.assert_array_equal(g, w)
+
+
+def _density0(s, t):
+    """seawater's `dens0` shape: every argument through np.asanyarray first (0-d arrays per
+    example), a polynomial with coefficients in a tuple."""
+    s, t = list(map(np.asanyarray, (s, t)))
+    b = (8.24493e-1, -4.0899e-3, 7.6438e-5)
+    return 999.842594 + (b[0] + (b[1] + b[2] * t) * t) * s + np.asanyarray(s) ** 1.5
+
+
+def test_asanyarray_of_per_example_values():
+    s, t = np.abs(X) * 10.0, Y * 5.0
+    want = np.vectorize(_density0)(s, t)
+    got = vectorize(_density0, fallback="error")(s, t)
+    np.testing.assert_allclose(got, want, rtol=1e-13)
+    assert got.dtype == want.dtype
+    loop = np.stack([_density0(a, b) for a, b in zip(s, t)])
+    np.testing.assert_allclose(vmap(_density0)(s, t), loop, rtol=1e-13)
