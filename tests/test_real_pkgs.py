@@ -57,6 +57,7 @@ pytest.importorskip("aerocalc3")
 pytest.importorskip("great_circle_calculator")
 pytest.importorskip("thermofeel")
 pytest.importorskip("pygeomag")
+pytest.importorskip("seawater")
 
 from cases import ALL  # noqa: E402
 from harness import Dom, check_vectorize, check_vmap, default_draws  # noqa: E402
@@ -202,6 +203,10 @@ SUBSET = {
     "thermofeel.thermofeel.calculate_saturation_vapour_pressure": ("equal", "equal"),
     # (the WMM's writes into lists a classmethod made and into the instance's own)
     "pygeomag.declination": ("refused", "refused"),
+    # (`s, t, p = list(map(np.asanyarray, (s, t, p)))`, polynomials over tuples of
+    # coefficients, a Runge-Kutta sequence of helper calls)
+    "seawater.eos80.dens": ("equal", "equal"),
+    "seawater.eos80.ptmp[pr]": ("equal", "equal"),
 }
 
 

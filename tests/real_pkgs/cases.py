@@ -31,6 +31,7 @@ from pysolar_cases import CASES as PYSOLAR
 from pythermalcomfort_cases import CASES as PYTHERMALCOMFORT
 from pyxsteam_cases import CASES as PYXSTEAM
 from refet_cases import CASES as REFET
+from seawater_cases import CASES as SEAWATER
 from sgp4_cases import CASES as SGP4
 from statistics_cases import CASES as STATISTICS
 from suncalc_cases import CASES as SUNCALC
@@ -47,4 +48,4 @@ ALL = [*PSYCHROLIB, *FLUIDS, *HT, *CHEMICALS, *PVLIB, *IAPWS, *SGP4, *PYSOLAR,
        *PYMEEUS, *METEOCALC, *HSLUV, *GEOPY,
        *STATISTICS, *PYXSTEAM, *TRUESKILL, *PYERF, *BLACKSCHOLES,
        *SUNCALC, *MIBIAN,
-       *AEROCALC3, *GREAT_CIRCLE, *THERMOFEEL, *PYGEOMAG]
+       *AEROCALC3, *GREAT_CIRCLE, *THERMOFEEL, *PYGEOMAG, *SEAWATER]
