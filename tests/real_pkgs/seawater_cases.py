@@ -20,9 +20,14 @@ Domains from the docstrings: salinity 0..42 psu, temperature -2..40 deg C (ITS-9
 pressure 0..10000 db, latitude -90..90, depth 0..10000 m, conductivity ratio 0.1..1.5.
 """
 
+import warnings
+
 from harness import Case, Dom
-from seawater import eos80 as E
-from seawater import library as L
+
+with warnings.catch_warnings():     # ("The seawater library is deprecated!", at import)
+    warnings.simplefilter("ignore", UserWarning)
+    from seawater import eos80 as E
+    from seawater import library as L
 
 S = Dom(0.0, 42.0, edges=(35.0, 0.0, 34.5))
 T = Dom(-2.0, 40.0, edges=(0.0, 10.0, 25.0))
