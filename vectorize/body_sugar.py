@@ -24,6 +24,10 @@
   ``break`` and ``continue`` that leaves it, as Python runs it on every path out; an exception
   that leaves it raises for the batch, which the loop then replays.
 
+- ``f"x={x} " f"units"`` (strings written next to each other, an f-string among them;
+  `concatenated_fstrings_as_sums`): ``f"x={x} " + f"units"``, the same string, which the
+  analysis formats per example as it does any ``+`` of strings.
+
 Each rewrite means what Python computes; what it does not cover stays as written, for the
 analysis to refuse with its location (`match` patterns: `unbatched_pattern` says which).
 """
@@ -225,6 +229,33 @@ def _substituted(node, binds):
     for name, value in binds:
         node = substitute(node, name, value)
     return node
+
+
+def concatenated_fstrings_as_sums(tree: cst.FunctionDef) -> cst.FunctionDef:
+    """``"a" f"{x}" "b"`` -> ``"a" + f"{x}" + "b"`` (see the module's docstring); strings
+    without an f-string among them stay as written."""
+    if not any(type(n) is cst.ConcatenatedString for n in walk(tree)):
+        return tree
+
+    def parts(node) -> list:
+        if type(node) is cst.ConcatenatedString:
+            return [*parts(node.left), *parts(node.right)]
+        return [node.with_changes(lpar=(), rpar=())]
+
+    class _Sums(cst.CSTTransformer):
+        def leave_ConcatenatedString(self, original_node, updated_node):
+            pieces = parts(updated_node)
+            if not any(type(p) is cst.FormattedString for p in pieces):
+                return updated_node
+            out = pieces[0]
+            for piece in pieces[1:]:
+                out = cst.BinaryOperation(out, cst.Add(), piece)
+            return out.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()])
+
+        def visit_ConcatenatedString(self, node):
+            return False     # (the outermost one takes its parts: nested ones are halves)
+
+    return tree.visit(_Sums())
 
 
 class _OneStatementPerLine(cst.CSTTransformer):

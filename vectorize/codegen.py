@@ -102,13 +102,17 @@ class Origin:
     - ``free``: (function, scope, name) of what the guards hold and the module's namespace
       gets, in `Generated.guards`'s order;
     - ``attributes``: (function, scope, root name, attribute names, value) of every value it
-      reached through attributes of a free name (``helpers.h``), guarded too."""
+      reached through attributes of a free name (``helpers.h``), guarded too;
+    - ``aliases``: position in ``free`` -> the name the module's namespace holds it by, where
+      that is not its own (a global of another module with the same name,
+      `_one_value_per_name`)."""
 
     functions: list
     emitted: list
     reads: list
     free: list
     attributes: list = field(default_factory=list)
+    aliases: dict = field(default_factory=dict)
 
 
 def import_line(alias: str, module: types.ModuleType) -> str:
@@ -205,7 +209,11 @@ def print_module(specs, module, main, header: str = "") -> Printed:
             backend.blend("c", "a", "b") is not None:    # its rule (else: `np.where`)
         from .backends.numpy import merge
         imports.setdefault(MERGE, merge)
-    for _, name, value in module.free.values():
+    trees, renamed = _one_value_per_name(specs, trees, module, referenced)
+    if renamed:
+        referenced = set().union(*(all_names(tree) for tree in trees))
+    for key, (_, name, value) in module.free.items():
+        name = renamed.get(key, name)
         if isinstance(value, types.ModuleType) and sys.modules.get(value.__name__) is value:
             if name not in referenced:
                 continue
@@ -265,7 +273,102 @@ def print_module(specs, module, main, header: str = "") -> Printed:
                                  emitted=[(spec.name, spec.source.func) for spec in specs],
                                  reads=list(module.reads),
                                  free=[module.free_scopes[key] for key in module.free],
-                                 attributes=list(module.attribute_scopes.values())))
+                                 attributes=list(module.attribute_scopes.values()),
+                                 aliases={k: renamed[key] for k, key in enumerate(module.free)
+                                          if key in renamed}))
+
+
+def _one_value_per_name(specs, trees, module, referenced):
+    """The generated code is one module: a name its functions read as a global is one value
+    there. Where helpers from two modules read a name each binds to something else
+    (aerocalc3's ``P0``: 29.9213 in HG in ``std_atm``, 101325.0 Pa in ``airspeed``), the
+    later one's reads are renamed (``P0_airspeed``): ``(trees, {free key: new name})``.
+    Refused where such a helper binds the name itself somewhere (a lambda's parameter)."""
+    import libcst as cst
+
+    from .errors import Unsupported
+    from .liveness import all_names
+    from .syntax.traversal import walk
+    emitted = {s.name for s in specs}
+    seen: dict = {}
+    renamed: dict = {}
+    taken = set(referenced) | {n for _, n, _ in module.free.values()}
+    for key, (_, name, value) in module.free.items():
+        if name not in referenced or name in emitted and not isinstance(
+                value, types.ModuleType):
+            continue
+        if name not in seen:
+            seen[name] = value
+            continue
+        if _same_value(seen[name], value):
+            continue
+        func, scope, _ = module.free_scopes[key]
+        if scope == "global":
+            readers = [k for k, s in enumerate(specs)
+                       if getattr(getattr(s.source, "func", None), "__globals__", None)
+                       is func.__globals__]
+        else:
+            readers = [k for k, s in enumerate(specs) if getattr(s.source, "func", None)
+                       is func]
+        for k in readers:
+            if any(type(n) is cst.Param and n.name.value == name for n in walk(trees[k])):
+                source = specs[k].source
+                node = next((n for n in walk(source.tree)
+                             if type(n) is cst.Name and n.value == name), None)
+                raise source.error(Unsupported(
+                    f"`{name}` is a global of `{func.__module__}` in one place and a "
+                    "parameter in another, and a function of another module that this code "
+                    f"calls reads a global `{name}` that is something else", node,
+                    "give one of the two globals another name, or pass fallback='warn'"))
+        module_name = getattr(func, "__module__", "") or ""
+        base = f"{name}_{module_name.rsplit('.', 1)[-1]}"
+        alias = base if base.isidentifier() else f"{name}_2"
+        count = 2
+        while alias in taken:
+            alias = f"{base}_{count}"
+            count += 1
+        taken.add(alias)
+        renamed[key] = alias
+        for k in readers:
+            if name in all_names(trees[k]):
+                trees[k] = trees[k].visit(_RenameGlobal(name, alias))
+    return trees, renamed
+
+
+def _rename_global_class():
+    import libcst as cst
+
+    class RenameGlobal(cst.CSTTransformer):
+        """Every read of the name ``old`` as a variable -> ``new`` (an attribute's name, a
+        keyword argument's, are left as they are)."""
+
+        def __init__(self, old, new):
+            super().__init__()
+            self.old, self.new = old, new
+
+        def leave_Name(self, original, updated):
+            return updated.with_changes(value=self.new) if updated.value == self.old \
+                else updated
+
+        def leave_Attribute(self, original, updated):
+            return updated.with_changes(attr=original.attr)
+
+        def leave_Arg(self, original, updated):
+            return updated.with_changes(keyword=original.keyword)
+
+    return RenameGlobal
+
+
+def _RenameGlobal(old, new):
+    return _rename_global_class()(old, new)
+
+
+def _same_value(a, b) -> bool:
+    if a is b:
+        return True
+    if type(a) is type(b) and type(a) in (int, float, complex, str, bytes, bool):
+        return a == b or a != a and b != b
+    return False
 
 
 MERGE = "merge"

@@ -592,7 +592,9 @@ class Store:
             "functions": addresses,
             "emitted": [[name, index[id(fn)]] for name, fn in origin.emitted],
             "reads": reads,
-            "free": [[index[id(fn)], scope, name] for fn, scope, name in origin.free],
+            "free": [[index[id(fn)], scope, name, *([origin.aliases[k]] if k in origin.aliases
+                                                    else [])]
+                     for k, (fn, scope, name) in enumerate(origin.free)],
             "attributes": [[index[id(fn)], scope, root, list(attrs), _printed(value)]
                            for fn, scope, root, attrs, value in origin.attributes],
             "fallbacks": list(spec.fallbacks),
@@ -630,17 +632,19 @@ def materialize(func, payload: dict, origin: bool = False):
         reads.append((functions[index], scope, name, value))
     emitted = [(name, functions[index]) for name, index in payload["emitted"]]
     names = {name for name, _ in emitted}
-    guards, namespace, free = [], {}, []
-    for index, scope, name in payload["free"]:
+    guards, namespace, free, aliases = [], {}, [], {}
+    for k, (index, scope, name, *alias) in enumerate(payload["free"]):
         fn = functions[index]
+        if alias:
+            aliases[k] = alias[0]
         found, value, _ = find_name(fn, name)
         if not found:
             raise Mismatch(f"`{name}` is not defined now")
         guards.append(name_guard(fn.__globals__ if scope == "global" else ClosureView(fn),
                                  name, value))
         free.append((fn, scope, name))
-        if not isinstance(value, types.ModuleType) and name not in names:
-            namespace[name] = value
+        if alias or not isinstance(value, types.ModuleType) and name not in names:
+            namespace[alias[0] if alias else name] = value
     attributes = []
     for index, scope, root, attrs, printed in payload.get("attributes", ()):
         fn = functions[index]
@@ -669,7 +673,7 @@ def materialize(func, payload: dict, origin: bool = False):
                      settles_kinds=bool(payload.get("settles_kinds")),
                      first_call_differs=bool(payload.get("first_call_differs")),
                      facts=SpecFacts.from_payload(payload.get("facts")),
-                     origin=Origin(functions, emitted, reads, free, attributes)
+                     origin=Origin(functions, emitted, reads, free, attributes, aliases)
                      if origin else None)
 
 

@@ -28,6 +28,7 @@ from .body_constructs import (
 )
 from .body_constructs.helpers import helper_name
 from .body_sugar import (
+    concatenated_fstrings_as_sums,
     empty_range_loops,
     finally_as_statements,
     in_place_functions_as_methods,
@@ -308,6 +309,7 @@ def read_function(func) -> FunctionSource:
     origins: dict = {}
     stripped = match_as_if(loop_else_as_flag(empty_range_loops(walrus_as_assignment(
         finally_as_statements(one_statement_per_line(stripped), origins)), func)))
+    stripped = concatenated_fstrings_as_sums(stripped)
     stripped = appended_results_as_displays(stripped, func, origins)
     contents_read: set = set()
     stripped = membership_as_equality(stripped, func, imports, contents_read)

@@ -131,9 +131,15 @@ class Calls:
             # every example, Python's `len` in the generated code too (`batch_rules`)
             self.tuple_lengths.add(node)
             return exact(len(args[0].items))
-        if fn is isinstance and func.known and len(args) == 2 and not kwargs:
-            found = self.isinstance_of(node, *args)
+        if fn in (isinstance, hasattr) and func.known and len(args) == 2 and not kwargs:
+            found = (self.isinstance_of if fn is isinstance else self.hasattr_of)(node, *args)
             if found is not None:
+                if args[0].batched:
+                    # the answer for one example, not for the arrays the generated code
+                    # holds (`isinstance(x, float)` of an array is False): written as the
+                    # literal (`batch_rules`)
+                    self._no_effects_in_type_test(node)
+                    self.type_tests[node] = found.example
                 return found
         if self._exception_of_one_example and (
                 isinstance(fn, type) and issubclass(fn, BaseException)
@@ -508,31 +514,81 @@ class Calls:
         what the front end hands each example: a Python number for `vectorize` (as
         numpy.vectorize gives it; `abstract.PythonSemantics`), a NumPy scalar for `vmap`.
         A number the function computes may be either under `vectorize` (``x * 2`` is a Python
-        number, ``np.sin(x)`` a NumPy one): where the two answers differ, refused."""
-        if not (classes.known and classes.exact) or isinstance(value, TupleValue) or \
-                not value.known:
+        number, ``np.sin(x)`` a NumPy one): where the two answers differ, refused. A tuple,
+        list or dict tracked item by item (`TupleValue`) is an instance of its container's
+        class, the same for every example."""
+        if not (classes.known and classes.exact):
             return None
-        example = value.example
         try:
-            answer = isinstance(example, classes.example)
-            python_values = getattr(self.python_semantics, "numbers", ())
-            if python_values and isinstance(example, np.generic) and value.rank == 0:
-                python = isinstance(example.item(), classes.example)
-                if any(value is v for v in python_values):
-                    if python != answer:
-                        # numpy.vectorize's first call, on NumPy scalars, takes the other
-                        # branch (`Generated.first_call_differs`)
-                        self.first_call_differs = True
-                    answer = python
-                elif python != answer and not any(value is p for p in self.params.values()):
-                    raise Unsupported(
-                        "`isinstance` of a number the function computed: per example it is a "
-                        "Python number or a NumPy scalar depending on how it was computed, "
-                        "and the two answers differ here", node,
-                        "test a parameter, or its dtype kind (`np.asarray(x).dtype.kind`)")
+            if isinstance(value, TupleValue):
+                kind = _container_class(value)
+                return None if kind is None else unbatched(issubclass(kind, classes.example),
+                                                           True)
+            return self._type_test(node, value, lambda v: isinstance(v, classes.example),
+                                   "isinstance")
         except TypeError:
             return None         # isinstance's own error: the call runs and raises it
+
+    def hasattr_of(self, node, value, name):
+        """``hasattr(value, name)``, known for the specialization as `isinstance_of` is: of a
+        per-example number (a Python number for `vectorize`, a NumPy scalar for `vmap`), of
+        a tuple, list or dict tracked item by item (its class's attributes: their instances
+        have no others), of a record (its fields and its class's attributes; None where
+        neither has it: an instance may have set one)."""
+        if not (name.known and name.exact and type(name.example) is str):
+            return None
+        attr = name.example
+        if isinstance(value, TupleValue):
+            kind = _container_class(value)
+            if kind is None:
+                return None
+            found = hasattr(kind, attr) or value.keys is not None and attr in value.keys
+            if not found and kind not in (tuple, list, dict):
+                return None
+            return unbatched(found, True)
+        return self._type_test(node, value, lambda v: hasattr(v, attr), "hasattr")
+
+    def _type_test(self, node, value, test, what):
+        """``test(example)`` of a value that is not a tracked container: None where unknown;
+        the Python number's answer under `vectorize` where they differ (see
+        `isinstance_of`)."""
+        if not value.known:
+            return None
+        example = value.example
+        answer = test(example)
+        python_values = getattr(self.python_semantics, "numbers", ())
+        if python_values and isinstance(example, np.generic) and value.rank == 0:
+            python = test(example.item())
+            if any(value is v for v in python_values):
+                if python != answer:
+                    # numpy.vectorize's first call, on NumPy scalars, takes the other
+                    # branch (`Generated.first_call_differs`)
+                    self.first_call_differs = True
+                answer = python
+            elif python != answer and not any(value is p for p in self.params.values()):
+                raise Unsupported(
+                    f"`{what}` of a number the function computed: per example it is a "
+                    "Python number or a NumPy scalar depending on how it was computed, "
+                    "and the two answers differ here", node,
+                    "test a parameter, or its dtype kind (`np.asarray(x).dtype.kind`)")
         return unbatched(answer, True)
+
+    def _no_effects_in_type_test(self, node):
+        """The type test of a per-example value is written as its answer (`type_tests`):
+        its arguments must be names, attributes, constants or displays of them (nothing
+        whose evaluation could raise or act, which the literal would drop)."""
+        def simple(e):
+            if type(e) in (cst.Name, cst.SimpleString, cst.Integer, cst.Float):
+                return True
+            if type(e) is cst.Attribute:
+                return simple(e.value)
+            if type(e) in (cst.Tuple, cst.List):
+                return all(type(el) is cst.Element and simple(el.value) for el in e.elements)
+            return False
+        if not all(simple(a.value) for a in node.args):
+            raise Unsupported(f"`{_code(node.func)}` of a per-example value computed in the "
+                              "call itself", node,
+                              "compute the value first, into a variable, and test the variable")
 
     def _super_method(self, node: cst.Call, env):
         """``super().name(...)`` in a method of a per-example record's class (``self`` its
@@ -1194,3 +1250,10 @@ class SortedItems(Unsupported):
     def __init__(self, message, node=None, suggestion="", *, length: int):
         super().__init__(message, node, suggestion)
         self.length = length
+
+
+def _container_class(value):
+    """The class of a container tracked item by item (`TupleValue`): ``kind``, a tuple's
+    None; None where it is not a class."""
+    kind = tuple if value.kind is None else value.kind
+    return kind if isinstance(kind, type) else None

@@ -364,39 +364,64 @@ class Expressions:
         recorded with its per-example ``operands`` ((node, value) pairs, the others are
         left out) for `passes/batch_rules.py`; one string per example. Refused where a
         lane's string could differ from the loop's: an operand that is a per-example array
-        or tuple, a float32/float16 number (the loop may hold a NumPy float32, whose digits
-        are not a Python float's), or of a type the engine does not know."""
+        or tuple (but see `_formatted_tuple`), a float32/float16 number (the loop may hold a
+        NumPy float32, whose digits are not a Python float's), or of a type the engine does
+        not know."""
         batched = []
         for operand, value in operands:
             if not getattr(value, "batched", False):
                 continue
-            dtype = value.dtype if isinstance(value, Value) else None
-            if isinstance(value, TupleValue) or value.rank > 0 or dtype is None:
-                raise Unsupported("formatting a per-example array, tuple or value of unknown "
-                                  "type into a string", operand,
-                                  "format one number per example")
-            if dtype.kind not in "biufcU" or dtype.kind == "f" and dtype.itemsize < 8 or (
-                    dtype.kind == "c" and dtype.itemsize < 16):
-                raise Unsupported(f"formatting a per-example {dtype} value into a string (the "
-                                  "loop may hold a NumPy scalar of it, whose digits differ "
-                                  "from a Python number's)", operand,
-                                  "convert it with float(...) first")
-            if value in MIXED_KINDS and id(operand) not in kind_free and not (
-                    value in MIXED_PARTS and {number_kind(p) for p in MIXED_PARTS[value]}
-                    in ({"int"}, {"bool"})):
-                # (ints of different widths, or Python and NumPy bools, on different lanes
-                # print alike)
-                # an int on some lanes and a float on others (`r = 0`, then `r = x / 2` under
-                # a per-example `if`): each lane prints its own type ("0" / "0.5"), the
-                # batch holds the joined one ("0.0")
-                raise Unsupported("formatting into a string a per-example value that is a "
-                                  "different kind of number on different lanes (an int on "
-                                  "some, a float on others): each example prints its own",
-                                  operand, "give it one type on every path (`r = 0.0`), or "
-                                  "a float format: f\"{r:g}\"")
+            if isinstance(value, TupleValue) and self._formatted_tuple(operand, value,
+                                                                       kind_free):
+                batched.append(operand)
+                continue
+            self._formatted_number(operand, value, kind_free)
             batched.append(operand)
         self.string_pieces[node] = tuple(batched)
         return Value(True, np.str_(example if isinstance(example, str) else ""))
+
+    def _formatted_tuple(self, operand, value, kind_free) -> bool:
+        """A tuple of per-example numbers formatted into a string (great-circle-calculator's
+        ``f"Point {point!s} is probably reversed!"``): for `vectorize` only, whose examples
+        are Python numbers (a tuple prints its items' reprs: a NumPy scalar's is not a
+        Python number's, which `vmap`'s loop would print), every item a per-example number
+        (`rules/strings.py` formats ``zip(*items)`` lane by lane). numpy.vectorize's first
+        call holds NumPy scalars: that example is run as it does (`first_call_differs`)."""
+        if not self.python_semantics or value.kind not in (None, tuple) or not value.items \
+                or not all(isinstance(item, Value) and item.batched for item in value.items):
+            return False
+        for item in value.items:
+            self._formatted_number(operand, item, kind_free)
+        self.first_call_differs = True
+        return True
+
+    def _formatted_number(self, operand, value, kind_free) -> None:
+        """Refuse a per-example operand of a string that a lane could print otherwise than
+        the loop (see `string_piece`)."""
+        dtype = value.dtype if isinstance(value, Value) else None
+        if isinstance(value, TupleValue) or value.rank > 0 or dtype is None:
+            raise Unsupported("formatting a per-example array, tuple or value of unknown "
+                              "type into a string", operand,
+                              "format one number per example")
+        if dtype.kind not in "biufcU" or dtype.kind == "f" and dtype.itemsize < 8 or (
+                dtype.kind == "c" and dtype.itemsize < 16):
+            raise Unsupported(f"formatting a per-example {dtype} value into a string (the "
+                              "loop may hold a NumPy scalar of it, whose digits differ "
+                              "from a Python number's)", operand,
+                              "convert it with float(...) first")
+        if value in MIXED_KINDS and id(operand) not in kind_free and not (
+                value in MIXED_PARTS and {number_kind(p) for p in MIXED_PARTS[value]}
+                in ({"int"}, {"bool"})):
+            # (ints of different widths, or Python and NumPy bools, on different lanes
+            # print alike)
+            # an int on some lanes and a float on others (`r = 0`, then `r = x / 2` under
+            # a per-example `if`): each lane prints its own type ("0" / "0.5"), the
+            # batch holds the joined one ("0.0")
+            raise Unsupported("formatting into a string a per-example value that is a "
+                              "different kind of number on different lanes (an int on "
+                              "some, a float on others): each example prints its own",
+                              operand, "give it one type on every path (`r = 0.0`), or "
+                              "a float format: f\"{r:g}\"")
 
     def name(self, node: cst.Name, env: Env):
         ident = node.value

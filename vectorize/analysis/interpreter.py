@@ -123,6 +123,9 @@ class Analysis(Expressions, Calls, Aliasing):
         self.fallback_calls: dict[cst.Call, str] = {}
         self.helper_calls: dict[cst.Call, object] = {}
         self.tuple_lengths: set = set()     # len(t) of a tuple tracked item by item
+        # isinstance / hasattr of a per-example value -> its answer, the same for every
+        # example (`calls.Calls.isinstance_of`), written as the literal (`batch_rules`)
+        self.type_tests: dict[cst.Call, bool] = {}
         self.method_calls: dict[cst.Call, object] = {}     # x.method(...) on batched x
         # `x.at[index].set(v)` (the registry's `indexed_update`) of per-example values
         self.indexed_updates: dict[cst.Call, object] = {}

@@ -539,6 +539,9 @@ class _ApplyRules(Promotions, cst.CSTTransformer):
             return updated_node.with_changes(func=cst.Name(name))
         if original_node in analysis.fallback_calls:
             return self._fallback(original_node, updated_node)
+        if original_node in analysis.type_tests:
+            # `isinstance(x, float)` of a per-example value: its answer for one example
+            return cst.Name(str(bool(analysis.type_tests[original_node])))
         if original_node in analysis.tuple_lengths:
             return updated_node         # `len(args)`: Python's, of the tuple of arrays
         if original_node in analysis.numpy_scalar_ops:

@@ -338,10 +338,24 @@ class _Guarded(cst.CSTTransformer):
         return statements[0] if len(statements) == 1 else cst.FlattenSentinel(statements)
 
     def _raises(self, block) -> bool:
-        """Whether an (original) branch ends in a ``raise`` that some examples reach."""
+        """Whether an (original) branch ends in a ``raise`` that some examples reach, or in
+        a per-example ``if`` every branch of which does (`_chain_raises`)."""
         last = block.body[-1] if block.body else None
         return type(last) is cst.SimpleStatementLine and type(last.body[-1]) is cst.Raise \
-            and last.body[-1] in self.plan.raises
+            and last.body[-1] in self.plan.raises or type(last) is cst.If and \
+            self._chain_raises(last)
+
+    def _ends_in_chain(self, block) -> bool:
+        return bool(block.body) and type(block.body[-1]) is cst.If
+
+    def _chain_raises(self, node: cst.If) -> bool:
+        """Whether every branch of an (original) ``if``/``elif``/``else`` chain ends in
+        such a ``raise``."""
+        orelse = node.orelse
+        return self.plan.analysis.batched_tests.get(node, False) and \
+            self._raises(node.body) and (
+                type(orelse) is cst.Else and self._raises(orelse.body) or
+                type(orelse) is cst.If and self._chain_raises(orelse))
 
     def _without_raising_branch(self, original, updated) -> list | None:
         """A per-example ``if`` one of whose branches ends in such a ``raise``: that branch,
@@ -355,10 +369,27 @@ class _Guarded(cst.CSTTransformer):
             rest = [] if orelse is None else (
                 [orelse.with_changes(leading_lines=())] if type(orelse) is cst.If
                 else list(orelse.body.body))
+            chain = self._ends_in_chain(original.body)
         elif type(original.orelse) is cst.Else and self._raises(original.orelse.body):
             raising, rest = list(updated.orelse.body.body), list(updated.body.body)
+            chain = self._ends_in_chain(original.orelse.body)
+        elif type(original.orelse) is cst.If and self._chain_raises(original.orelse) and \
+                type(updated.orelse) is cst.Else:
+            # `elif a: raise ... else: raise ...`: the chain is its checks already, each
+            # `if __raise_lane__(guard):` with its own statements (`leave_If` of the elif),
+            # which every example that raises meets; the other branch runs after them
+            out = [*updated.orelse.body.body, *updated.body.body]
+            out[0] = out[0].with_changes(leading_lines=updated.leading_lines)
+            return out
         else:
             return None
+        if chain:
+            # the branch ends in an `if` all of whose branches raise: its checks already,
+            # each `if __raise_lane__(guard):` with its own statements, which every example
+            # that raises meets; the other branch runs after them
+            out = [*raising, *rest]
+            out[0] = out[0].with_changes(leading_lines=updated.leading_lines)
+            return out
         check = raising[-1]  # `if __raise_lane__(guard): raise ...` (leave_SimpleStatementLine)
         failed = [] if len(raising) < 2 or not _assigns_to(raising[-2], check.test) else [
             raising.pop(-2)]      # `failed = <guard>` before it

@@ -20,6 +20,7 @@ from __future__ import annotations
 import libcst as cst
 import numpy as np
 
+from ..abstract import TupleValue
 from ..errors import Unsupported
 from ..liveness import Namer, all_names
 from ..syntax.templates import expr
@@ -56,7 +57,12 @@ def per_example_string(site: Site):
         names[id(operand)] = var
         loop_vars.append(var)
     elt = site.node.visit(_Lanes(names))
-    lanes = [expr("{x}.tolist()", x=operand) for operand in site.nodes]
+    # (a tuple of per-example numbers, `Expressions._formatted_tuple`: a tuple of Python
+    # numbers per lane, ``zip(*(item.tolist() for item in point))``)
+    lanes = [expr("{x}.tolist()", x=operand) if not isinstance(value, TupleValue) else
+             expr("zip(*({item}.tolist() for {item} in {x}))", x=operand,
+                  item=cst.Name(taken.fresh("item")))
+             for operand, value in zip(site.nodes, site.args)]
     if len(lanes) == 1:
         target, source = cst.Name(loop_vars[0]), lanes[0]
     else:

@@ -383,6 +383,7 @@ def register(reg: Registry) -> None:
                                "r = np.full(3, x)", "r = np.full((len(x), 3), x[:, None])",
                                _full, np.full))
     reg.add_call(np.asarray, array)
+    reg.add_call(np.asanyarray, array)     # (a subclass is no per-example value: as asarray)
     reg.add_call(np.hstack, rule("shape.hstack", "`np.hstack` of per-example pieces: vectors "
                                  "end to end, matrices side by side (after the batch axis).",
                                  "z = np.hstack([x, y])", "z = np.concatenate([x, y], axis=1)",
