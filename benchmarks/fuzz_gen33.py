@@ -427,22 +427,40 @@ def _load(text: str, directory: Path, stem: str):
     return module.f
 
 
-def check(text: str, seed: int, directory: Path, api: str, backend: str, stem: str):
-    """(status, detail): status 'ok', 'rejected', 'vacuous' or '<api> <class>' for a bug."""
+def check(text: str, seed: int, directory: Path, api: str, backend: str, stem: str, *,
+          inputs=inputs, sizes=(7, 1, 0), signature: str | None = None,
+          copy_rows: bool = False):
+    """(status, detail): status 'ok', 'rejected' (detail: the refusal's first line),
+    'vacuous' or '<api> <class>' for a bug.
+
+    ``inputs(seed, n, special)`` gives the per-example arguments and the shared one, on
+    batches of ``sizes`` examples; ``signature`` is the gufunc signature both
+    ``vectorize`` and ``numpy.vectorize`` get (`fuzz_arrays34`); ``copy_rows``: the
+    references get copies of the argument arrays and of their rows, so that a program
+    writing into its arguments cannot change what the next call reads."""
     f = _load(text, directory, stem)
+    names = f.__code__.co_varnames[:3]
     compared, raised = False, set()
     for special in (False, True):
-        for n in (7, 1, 0):
+        for n in sizes:
             args, k = inputs(seed, n, special)
             try:
                 if api == "vectorize":
-                    wrapped = vectorize(f, fallback="error", backend=backend)
+                    wrapped = vectorize(f, signature=signature, fallback="error",
+                                        backend=backend)
                     got, got_err = _outcome(lambda: _to_numpy(wrapped(*args, k)))  # noqa: B023
                     if n == 0:
-                        if got_err is not None:
+                        # with a signature, numpy.vectorize's own error at size 0 is matched
+                        # (without one it refuses every size-0 call: nothing to match)
+                        ref_err = None if signature is None else _outcome(
+                            lambda: np.vectorize(f, signature=signature)(*args, k))[1]  # noqa: B023
+                        if got_err is not None and type(got_err) is not type(ref_err):
                             return "vectorize internal", f"N=0: {got_err!r}"
                         continue
-                    exp, exp_err = _outcome(lambda: np.vectorize(f)(*args, k))  # noqa: B023
+                    copies = [a.copy() for a in args] if copy_rows else args
+                    exp, exp_err = _outcome(
+                        lambda: np.vectorize(f, signature=signature)(*copies, k)  # noqa: B023
+                    )
                 else:
                     wrapped = vmap(f, in_axes=(0, 0, 0, None), backend=backend)
                     got, got_err = _outcome(lambda: _to_numpy(wrapped(*args, k)))  # noqa: B023
@@ -450,8 +468,10 @@ def check(text: str, seed: int, directory: Path, api: str, backend: str, stem: s
                     with warnings.catch_warnings(), np.errstate(all="ignore"):
                         warnings.simplefilter("ignore")
                         for i in range(n):
+                            rows = [a[i].copy() if copy_rows and a.ndim > 1 else a[i]
+                                    for a in args]
                             try:
-                                lanes.append(f(args[0][i], args[1][i], args[2][i], k))
+                                lanes.append(f(*rows, k))
                             except Exception as exc:  # noqa: BLE001
                                 exp_err = exc
                                 raised.add(type(exc))
@@ -471,8 +491,9 @@ def check(text: str, seed: int, directory: Path, api: str, backend: str, stem: s
                         else:
                             exp = np.stack(lanes)
             except VectorizeError as exc:
-                return "rejected", str(exc).splitlines()[0].split(": ", 1)[-1][:100]
-            where = f"N={n} special={special} x={args[0]!r} y={args[1]!r} n={args[2]!r} k={k}"
+                return "rejected", str(exc).splitlines()[0].split(": ", 1)[-1]
+            where = f"N={n} special={special} " + " ".join(
+                f"{name}={a!r}" for name, a in zip(names, args)) + f" k={k}"
             if got_err is not None and exp_err is None:
                 return f"{api} internal" if api == "vectorize" or not isinstance(
                     got_err, ArithmeticError | ValueError
@@ -586,7 +607,7 @@ def main(argv=None) -> int:
                 signal.alarm(0)
                 counts[(api, status.split()[-1] if " " in status else status)] += 1
                 if status == "rejected":
-                    reasons[detail] += 1
+                    reasons[detail[:100]] += 1
                 elif status not in ("ok", "vacuous", "timeout"):
                     bugs[status] += 1
                     small = (

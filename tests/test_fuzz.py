@@ -30,7 +30,10 @@ from fuzz.harness import (
 from fuzz.programs import cases, programs, well_formed
 from hypothesis import HealthCheck, event, given, settings
 
-MAX_EXAMPLES = 240    # (a fixed set: benchmarks/fuzz_long.py runs as many as you like)
+# 240 programs in all (a fixed set: benchmarks/fuzz_long.py runs as many as you like): half
+# here, half other draws in test_fuzz_more35.py, a file of its own so that `--dist loadfile`
+# runs the halves on two workers (the suite's longest test was this one)
+MAX_EXAMPLES = 120
 SHRINK_SECONDS = 45    # shrinking stops after this long, with the smallest failure found
 
 _tally: Counter = Counter()

@@ -13,6 +13,7 @@ shrink).
 from __future__ import annotations
 
 import ast
+import functools
 import pathlib
 
 PACKAGE = pathlib.Path(__file__).resolve().parent.parent / "vectorize"
@@ -44,7 +45,8 @@ def _target(importer: str, is_package: bool, node: ast.ImportFrom) -> str | None
     return ".".join(base + ([node.module] if node.module else []))
 
 
-def imports(name: str) -> tuple[set[str], set[str]]:
+@functools.cache       # (read once for both checks)
+def imports(name: str) -> tuple[frozenset[str], frozenset[str]]:
     """(modules ``name`` imports, private names of other modules it uses)."""
     path = MODULES[name]
     tree = ast.parse(path.read_text())
@@ -73,7 +75,8 @@ def imports(name: str) -> tuple[set[str], set[str]]:
             private.add(f"{aliases[node.value.id]}.{node.attr}")
     edges.discard(name)
     edges.discard("")          # the package facade
-    return {e for e in edges if e in MODULES}, {p for p in private if not p.startswith(name + ".")}
+    return (frozenset(e for e in edges if e in MODULES),
+            frozenset(p for p in private if not p.startswith(name + ".")))
 
 
 def _private(name: str) -> bool:

@@ -55,30 +55,32 @@ class Aliasing:
         """Remember the names ``a = y[0]`` binds to a per-example scalar read from the
         per-example array ``y`` by basic indexing (also through a conditional expression,
         ``and``/``or`` or a tuple display)."""
-        reads = [n for n in _held(small.value) if n in self._scalar_reads]
         into = {base.value for target in small.targets
                 if type(target.target) in (cst.Tuple, cst.List)
                 for element in target.target.elements
                 for base in [getattr(element.value, "value", None)]
                 if type(element.value) is cst.Subscript and type(base) is cst.Name}
-        for node in reads:
-            if self._scalar_reads[node] in into:
-                # `y[0], y[3] = y[3], y[0]`: per example the right side holds two numbers,
-                # on the batch two views of `y`, the first changed by the first write
-                self._copied_read(node)
-        if reads:
-            names = {t for target in small.targets for t in target_names(target.target)}
-            self._bound_scalar_reads.append((names, reads, small))
-        gathered = [n for n in _held(small.value) if n in self._gathered_views]
-        for node in gathered:
-            if self._gathered_views[node] in into:
-                # `y[i], y[j] = y[j], y[i]` where per example `y[j]` is a view (a row, a
-                # PyTorch item): the first write changes what the second one writes; on the
-                # batch both are gathers, copies
-                self._stale_gather(node)
-        if gathered:
-            names = {t for target in small.targets for t in target_names(target.target)}
-            self._bound_gathered_views.append((names, gathered, small))
+        # a read whose array the same statement writes into: `y[0], y[3] = y[3], y[0]` (per
+        # example the right side holds two numbers, on the batch two views of `y`, the first
+        # changed by the first write), `y[i], y[j] = y[j], y[i]` where per example `y[j]` is
+        # a view (a row, a PyTorch item: the first write changes what the second one writes;
+        # on the batch both are gathers, copies)
+        for table, bound, stale in self._stale_read_kinds():
+            reads = [n for n in _held(small.value) if n in table]
+            for node in reads:
+                if table[node] in into:
+                    stale(node)
+            if reads:
+                names = {t for target in small.targets for t in target_names(target.target)}
+                bound.append((names, reads, small))
+
+    def _stale_read_kinds(self) -> tuple:
+        """(reads -> the array read, the bindings of such reads, what a later write into
+        the array does to a read still live): per-example scalars read from an array
+        (copied, `_copied_read`), then per-example views gathered by a per-example index
+        (refused, `_stale_gather`)."""
+        return ((self._scalar_reads, self._bound_scalar_reads, self._copied_read),
+                (self._gathered_views, self._bound_gathered_views, self._stale_gather))
 
     def _stale_gather(self, node) -> None:
         """A per-example view read by a per-example integer index (`_gathered_views`), which
@@ -116,22 +118,15 @@ class Aliasing:
             return
         if self._aliases is None:
             self._init_aliases()
-        for names, reads, small in self._bound_scalar_reads:
-            index, loops, _ = self._where.get(id(small), (0, frozenset(), ()))
-            for node in reads:
-                for write in writes_into.get(self._scalar_reads[node], ()):
-                    at, around, _ = self._where.get(id(write), (0, frozenset(), ()))
-                    if (at > index or around & loops) and names & self._live.get(write,
-                                                                                    set()):
-                        self._copied_read(node)
-        for names, reads, small in self._bound_gathered_views:
-            index, loops, _ = self._where.get(id(small), (0, frozenset(), ()))
-            for node in reads:
-                for write in writes_into.get(self._gathered_views[node], ()):
-                    at, around, _ = self._where.get(id(write), (0, frozenset(), ()))
-                    if (at > index or around & loops) and names & self._live.get(write,
-                                                                                    set()):
-                        self._stale_gather(node)
+        for table, bound, stale in self._stale_read_kinds():
+            for names, reads, small in bound:
+                index, loops, _ = self._where.get(id(small), (0, frozenset(), ()))
+                for node in reads:
+                    for write in writes_into.get(table[node], ()):
+                        at, around, _ = self._where.get(id(write), (0, frozenset(), ()))
+                        if (at > index or around & loops) and \
+                                names & self._live.get(write, set()):
+                            stale(node)
 
     def _copied_read(self, node) -> None:
         """A per-example item read that a later write would change on the batch: copied

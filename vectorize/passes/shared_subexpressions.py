@@ -45,33 +45,40 @@ class _Keys:
         self._memo: dict[int, tuple] = {}      # id(node) -> (node, number)
 
     def __call__(self, root) -> int:
-        memo = self._memo
-        hit = memo.get(id(root))
-        if hit is not None and hit[0] is root:
-            return hit[1]
-        stack = [(root, False)]
-        while stack:
-            node, ready = stack.pop()
-            hit = memo.get(id(node))
-            if hit is not None and hit[0] is node:
-                continue
-            if not ready:
-                stack.append((node, True))
-                stack += [(child, False) for child in children(node)]
-                continue
-            kind = type(node)
-            parts: list = [kind, type(getattr(node, "operator", None)),
-                           getattr(node, "star", None)]
-            parts += [getattr(node, field) for field in _TEXT_FIELDS[kind]]
-            for field in CHILD_FIELDS[kind]:
-                value = getattr(node, field)
-                if type(value) in (tuple, list):
-                    parts.append(tuple(memo[id(v)][1] for v in value if IS_NODE[type(v)]))
-                else:
-                    parts.append(memo[id(value)][1] if IS_NODE[type(value)] else None)
-            number = self._numbers.setdefault(tuple(parts), len(self._numbers))
-            memo[id(node)] = (node, number)
-        return memo[id(root)][1]
+        return _bottom_up(root, self._memo, self._number)
+
+    def _number(self, node) -> int:
+        memo, kind = self._memo, type(node)
+        parts: list = [kind, type(getattr(node, "operator", None)), getattr(node, "star", None)]
+        parts += [getattr(node, field) for field in _TEXT_FIELDS[kind]]
+        for field in CHILD_FIELDS[kind]:
+            value = getattr(node, field)
+            if type(value) in (tuple, list):
+                parts.append(tuple(memo[id(v)][1] for v in value if IS_NODE[type(v)]))
+            else:
+                parts.append(memo[id(value)][1] if IS_NODE[type(value)] else None)
+        return self._numbers.setdefault(tuple(parts), len(self._numbers))
+
+
+def _bottom_up(root, memo: dict, value):
+    """``value(root)``, where ``value(node)`` reads its children's values from ``memo`` (id(node)
+    -> (node, its value), kept between calls): computed children first, each node once,
+    without recursion (a chain of a thousand `+` is a thousand deep)."""
+    hit = memo.get(id(root))
+    if hit is not None and hit[0] is root:
+        return hit[1]
+    stack = [(root, False)]
+    while stack:
+        node, ready = stack.pop()
+        hit = memo.get(id(node))
+        if hit is not None and hit[0] is node:
+            continue
+        if not ready:
+            stack.append((node, True))
+            stack += [(child, False) for child in children(node)]
+            continue
+        memo[id(node)] = (node, value(node))
+    return memo[id(root)][1]
 
 
 # node class -> its fields that hold text of the code (`Name.value`, `Float.value`)
@@ -92,16 +99,8 @@ class _Occurrences:
         subexpression, and walking each one's whole tree would take the square of its size."""
         memo = self._pure
         ragged = getattr(self.analysis, "ragged", ())
-        stack = [(root, False)]
-        while stack:
-            node, ready = stack.pop()
-            hit = memo.get(id(node))
-            if hit is not None and hit[0] is node:
-                continue
-            if not ready:
-                stack.append((node, True))
-                stack += [(child, False) for child in children(node)]
-                continue
+
+        def pure(node) -> bool:
             kind = type(node)
             if kind is cst.Call:
                 fn = getattr(self.analysis.values.get(node.func), "example", None)
@@ -112,8 +111,8 @@ class _Occurrences:
                        and self.origin.get(node, node) not in ragged)
             else:
                 own = kind not in IMPURE_TYPES
-            memo[id(node)] = (node, own and all(memo[id(c)][1] for c in children(node)))
-        return memo[id(root)][1]
+            return own and all(memo[id(c)][1] for c in children(node))
+        return _bottom_up(root, memo, pure)
 
     def batched(self, node) -> bool:
         node = self.origin.get(node, node)

@@ -19,53 +19,41 @@ COMPLEX_DIV = "complex_div"
 FUNCTIONS = {"+": COMPLEX_ADD, "-": COMPLEX_SUB, "/": COMPLEX_DIV}
 
 
+def complex_parts(value):
+    """The real and imaginary parts of a number or tensor, as float64 tensors (an imaginary
+    part of zeros where it is not complex)."""
+    import torch
+    value = torch.as_tensor(value)
+    if value.is_complex():
+        value = value.to(torch.complex128)
+        return value.real, value.imag
+    real = value.to(torch.float64)
+    return real, torch.zeros_like(real)
+
+
 def complex_add(a, b):
     """``a + b`` as CPython adds complex numbers: part by part (module docstring).
-    (Self-contained: the file rewriter copies it into the files it writes.)"""
+    (The file rewriter copies it, and `complex_parts`, into the files it writes.)"""
     import torch
-
-    def parts(value):
-        value = torch.as_tensor(value)
-        if value.is_complex():
-            value = value.to(torch.complex128)
-            return value.real, value.imag
-        real = value.to(torch.float64)
-        return real, torch.zeros_like(real)
-    (ar, ai), (br, bi) = parts(a), parts(b)
+    (ar, ai), (br, bi) = complex_parts(a), complex_parts(b)
     return torch.complex(ar + br, ai + bi)
 
 
 def complex_sub(a, b):
     """``a - b`` as CPython subtracts complex numbers: part by part (module docstring).
-    (Self-contained: the file rewriter copies it into the files it writes.)"""
+    (The file rewriter copies it, and `complex_parts`, into the files it writes.)"""
     import torch
-
-    def parts(value):
-        value = torch.as_tensor(value)
-        if value.is_complex():
-            value = value.to(torch.complex128)
-            return value.real, value.imag
-        real = value.to(torch.float64)
-        return real, torch.zeros_like(real)
-    (ar, ai), (br, bi) = parts(a), parts(b)
+    (ar, ai), (br, bi) = complex_parts(a), complex_parts(b)
     return torch.complex(ar - br, ai - bi)
 
 
 def complex_div(a, b):
     """``a / b`` as CPython's ``_Py_c_quot`` divides complex numbers (Smith's method, dividing
     by the scaled denominator: PyTorch's kernel differs in the last bit); ``b == 0`` is the
-    caller's check (ZeroDivisionError). (Self-contained: the file rewriter copies it into the
-    files it writes.)"""
+    caller's check (ZeroDivisionError). (The file rewriter copies it, and `complex_parts`, into
+    the files it writes.)"""
     import torch
-
-    def parts(value):
-        value = torch.as_tensor(value)
-        if value.is_complex():
-            value = value.to(torch.complex128)
-            return value.real, value.imag
-        real = value.to(torch.float64)
-        return real, torch.zeros_like(real)
-    (ar, ai), (br, bi) = parts(a), parts(b)
+    (ar, ai), (br, bi) = complex_parts(a), complex_parts(b)
     real_big = br.abs() >= bi.abs()
     # (a NaN part: neither branch, NaN + NaN j)
     ratio = torch.where(real_big, bi / br, br / bi)
