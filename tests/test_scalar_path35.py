@@ -208,3 +208,30 @@ def test_vectorize_matches_numpy_vectorize(functions, name, shared, dtypes):
     problems = {dtype: p for dtype in dtypes if (p := check_vectorize(functions, name, shared,
                                                                        dtype))}
     assert not problems, problems
+
+
+def _half(x):
+    return x ** 0.5
+
+
+def _power(x, k):
+    return x ** k
+
+
+@pytest.mark.parametrize("dtype", ["float64", "float32", "float16"])
+def test_torch_square_root_power_matches_its_loop(dtype):
+    # (PyTorch's power is a square root for a tensor and for a 0-d one alike: nan at -inf)
+    torch = pytest.importorskip("torch")
+    x = torch.tensor([-np.inf, -0.0, 0.0, 4.0, np.nan], dtype=getattr(torch, dtype))
+    for got, want in [(vmap(_half)(x), torch.stack([_half(e) for e in x])),
+                      (vmap(_power, in_axes=(0, None))(x, 0.5),
+                       torch.stack([_power(e, 0.5) for e in x]))]:
+        assert _disagreement(got.numpy(), want.numpy()) is None
+
+
+def test_jax_square_root_power_matches_its_loop():
+    jnp = pytest.importorskip("jax.numpy")
+    x = jnp.array([-np.inf, -0.0, 0.0, 4.0, np.nan], dtype=jnp.float32)
+    want = np.stack([np.asarray(_half(e)) for e in x])
+    assert _disagreement(np.asarray(vmap(_half)(x)), want) is None
+    assert _disagreement(np.asarray(vmap(_power, in_axes=(0, None))(x, 0.5)), want) is None
