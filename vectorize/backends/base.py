@@ -608,6 +608,13 @@ class Backend:
         may then update in place (`passes.temporaries`). The default: never assumed."""
         return False
 
+    def scalar_power(self, a: str, b: str | None, dtype, once: bool) -> str | None:
+        """``a ** b`` of a float array ``a`` and an exponent the same for every example, as
+        the per-example operator on the backend's scalars computes it where the array loop
+        takes another path (``b`` None: the literal 0.5), a ``dtype`` array; ``once``: ``a``
+        is written once (it may not be pure); None: the operator as it is."""
+        return None
+
     def python_complex(self, operator: str) -> str | None:
         """The function computing ``a * b`` (``operator`` ``"*"``), ``a / b`` (``"/"``),
         ``a + b`` (``"+"``) or ``a - b`` (``"-"``) of per-example Python numbers of which one

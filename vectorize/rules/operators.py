@@ -45,7 +45,50 @@ def binary(site: Site) -> cst.BaseExpression:
     function = _python_complex(site)
     if function is not None:
         return expr(function + "({a}, {b})", a=left, b=right)
+    power = scalar_power(site, left, right) if type(site.node.operator) is cst.Power else None
+    if power is not None:
+        return power
     return site.node.with_changes(left=left, right=right)
+
+
+def scalar_power(site: Site, left, right) -> cst.BaseExpression | None:
+    """`vmap`: ``x ** p`` (or ``pow(x, p)``) of a batched float ``x`` and a float exponent
+    the same for every example, computed as the operator on one example's scalar computes it:
+    where the exponent is 0.5 (a literal, or a value only the run knows) the backend's array
+    loop may take a faster path that differs at special values (NumPy: ``np.sqrt``, nan at
+    -inf and -0.0 at -0.0, where ``np.float64(-np.inf) ** 0.5`` is inf and
+    ``np.float64(-0.0) ** 0.5`` 0.0).
+    `vectorize` checks these bases and replays the loop (`rules.python_errors`)."""
+    if site.python_semantics or site.types_only:
+        return None
+    base, exponent = site.args[0], site.args[1]
+    if not (isinstance(base, Value) and base.batched and base.known
+            and np.dtype(getattr(base.example, "dtype", type(base.example))).kind == "f"
+            and isinstance(exponent, Value) and not exponent.batched and exponent.rank == 0):
+        return None
+    number = exponent.example
+    if exponent.exact:
+        if isinstance(number, (bool, np.bool_)) or not isinstance(
+                number, (float, np.floating)) or number != 0.5:
+            return None
+    elif exponent.known and np.dtype(getattr(number, "dtype", type(number))).kind not in "f":
+        return None         # (an int exponent is never 0.5)
+    dtype = getattr(site.result, "dtype", None) if isinstance(site.result, Value) else None
+    if dtype is None or dtype.kind != "f":
+        return None
+    # (a base with a call is written once: the call might not be pure)
+    once = any(isinstance(n, cst.Call) for n in _walk(left))
+    atoms = (cst.Name, cst.Attribute, cst.Subscript, cst.Call, cst.Float, cst.Integer)
+    a = left if type(left) in atoms else paren(left)
+    b = right if type(right) in atoms else paren(right)
+    text = site.spelled.scalar_power("{a}", None if exponent.exact else "{b}", dtype, once)
+    return None if text is None else expr(text, a=a, b=b)
+
+
+def _walk(node):
+    yield node
+    for child in node.children:
+        yield from _walk(child)
 
 
 _COMPLEX_OPERATORS = {cst.Multiply: "*", cst.Divide: "/", cst.Add: "+", cst.Subtract: "-"}

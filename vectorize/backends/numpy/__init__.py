@@ -249,6 +249,17 @@ class NumpyBackend(Backend):
         made = getattr(np, function, None)
         return function == "where" or (isinstance(made, np.ufunc) and made.nout == 1)
 
+    def scalar_power(self, a: str, b: str | None, dtype, once: bool) -> str | None:
+        # NumPy's array power with an exponent of 0.5 the same for every item is np.sqrt
+        # (sqrt(-inf) nan, sqrt(-0.0) -0.0), its scalars' `**` the C library's pow (inf, 0.0),
+        # as np.float_power's float64 loop is (slower: where `a` is written once)
+        if once:
+            power = f"np.float_power({a}, {'0.5' if b is None else b})"
+            return power if np.dtype(dtype) == np.float64 else \
+                self.astype(power, self.dtype_code(dtype))
+        root = f"np.where({a} == -np.inf, np.inf, np.sqrt({a} + 0.0))"
+        return root if b is None else f"({root} if {b} == 0.5 else {a} ** {b})"
+
     def python_complex(self, operator: str) -> str | None:
         return {"*": "pymath.complex_mul", "/": "pymath.complex_div"}.get(operator)
 

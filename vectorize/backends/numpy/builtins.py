@@ -14,7 +14,7 @@ from ...abstract import UNKNOWN, TupleValue, Value, batched_like, note_mixed_par
 from ...errors import Unsupported
 from ...rules.dict_tables import dict_get, dict_get_checked, is_dict_get
 from ...rules.families import elementwise, padded_args, real_operands, same_shaped_choices
-from ...rules.operators import narrow_weak_operands
+from ...rules.operators import narrow_weak_operands, scalar_power
 from ...rules.registry import Registry, Rule, Site, default_infer, evaluate, result_value
 from ...syntax.templates import expr
 
@@ -314,7 +314,8 @@ def _pow(site: Site) -> cst.BaseExpression:
         raise Unsupported("`pow` with keywords on per-example values",
                           suggestion="pass the arguments positionally")
     a, b = padded_args(site)
-    return expr("{a} ** {b}", a=a, b=b)
+    power = scalar_power(site, a, b)
+    return expr("{a} ** {b}", a=a, b=b) if power is None else power
 
 
 def _python_ints_only(site: Site, what: str, kinds: str = "biu"):
