@@ -22,7 +22,7 @@ from collections.abc import Mapping
 import libcst as cst
 import numpy as np
 
-from ..abstract import MIXED_PARTS, UNKNOWN, Value, batched_like
+from ..abstract import MIXED_PARTS, UNKNOWN, TupleValue, Value, batched_like
 from ..errors import Unsupported
 from ..liveness import target_names
 from ..rules.lane_copies import copies, is_lanes_copy
@@ -268,29 +268,49 @@ class Aliasing:
                           "dtype), or convert the operand to the dtype first", kind="raises")
 
     def _no_update_of_the_callers_array(self, small: cst.AugAssign, env: Env) -> None:
-        """``x += v`` where the per-example ``x`` is the caller's array: a parameter (not
-        rebound to its own copy or a new value first) whose example is a row of the
-        argument, a view (a vector or more). Per example the update changes the caller's
-        array in place (``vmap``'s loop over rows, and torch.func's); numpy.vectorize with
-        a signature hands out read-only rows and raises. The batch would rebind ``x`` only,
+        """``x += v`` where the per-example ``x`` is the caller's array (`_callers_view`).
+        Per example the update changes the caller's array in place (``vmap``'s loop over
+        rows or over a tensor's 0-d items, and torch.func's); numpy.vectorize with a
+        signature hands out read-only rows and raises. The batch would rebind ``x`` only,
         the caller's array kept."""
         name = small.target.value
-        current = env.values.get(name)
-        if not (isinstance(current, Value) and current.batched) or self.helper \
-                or not self.registry.primitives.in_place_writes:
+        if self.helper or not self.registry.primitives.in_place_writes:
             return
-        example = current.example
-        if not (isinstance(example, np.ndarray) and example.ndim):
-            return
-        if name in self.params and not self._rebound_to_its_own(name, small) and \
-                not self._rebound_to_a_new_value(name, small):
+        what = self._callers_view(name, env.values.get(name), small)
+        if what is not None:
             op = _code(small.operator).strip()
             raise Unsupported(f"`{name} {op}` changes the per-example array `{name}` in place, "
-                              "which is a row of the caller's argument: per example the "
-                              "caller's array changes (or raises where it is read-only), the "
-                              "batch would not change it", small,
+                              f"which is {what}: per example the caller's array changes (or "
+                              "raises where it is read-only), the batch would not change it",
+                              small,
                               f"write `{name} = {name} {op[:-1]} ...` (a new array), or copy "
-                              f"it first: {name} = {name}.copy()")
+                              f"it first: {name} = {name}.{self._copy_method()}()")
+
+    def _copy_method(self) -> str:
+        """The method that copies an array of the backend (PyTorch's, whose items are views:
+        ``clone``)."""
+        return "clone" if self.registry.primitives.item_views else "copy"
+
+    def _callers_view(self, name: str, current, at) -> str | None:
+        """What the per-example ``name`` shares with the caller's argument where ``at``
+        runs, or None: a parameter (not rebound to its own copy or a new value first) whose
+        example is a row of the argument (a vector or more), or, where the backend's items
+        are views (`Backend.item_views`: PyTorch's) and ``vmap``'s loop hands out items
+        (not numbers, as numpy.vectorize does), a 0-d view of it."""
+        if not (isinstance(current, Value) and current.batched) or name not in self.params:
+            return None
+        example = current.example
+        if isinstance(example, np.ndarray) and example.ndim:
+            what = "a row of the caller's argument"
+        elif self.registry.primitives.item_views and not self.python_semantics and \
+                isinstance(example, (np.generic, np.ndarray)):
+            what = f"a 0-d view of the caller's {self.registry.backend.arrays.rstrip('s')} " \
+                   "(its item)"
+        else:
+            return None
+        if self._rebound_to_its_own(name, at) or self._rebound_to_a_new_value(name, at):
+            return None
+        return what
 
     def _rebound_to_a_new_value(self, name: str, at) -> bool:
         """Whether the statements before the one holding ``at`` bind ``name`` to a value an
@@ -322,13 +342,10 @@ class Aliasing:
             return
         if self._aliases is None:
             self._init_aliases()
-        if self._assigned is None:
-            self._assigned = {t for n in walk(self.tree.body) if type(n) is cst.AssignTarget
-                              for t in target_names(n.target)}
         group = {name} | self._group(name, small)
         shared = sorted(n for n in group if n in self.params
                         and not (n == name and self._rebound_to_its_own(n, small))
-                        or n not in self._assigned)
+                        or n not in self._assigned_names())
         if shared:
             op = _code(small.operator).strip()
             raise Unsupported(f"`{name} {op}` changes the array `{shared[0]}` in place, which "
@@ -336,6 +353,62 @@ class Aliasing:
                               f"global): per example each example changes it again, the "
                               f"batch would not", small,
                               f"write `{name} = {name} {op[:-1]} ...` (a new array)")
+
+    def _no_change_of_a_shared_container_by(self, fn, node: cst.Call, env: Env) -> None:
+        """A helper that changes a list or dict passed to it (``p.append(v)``, ``p.pop()``)
+        where the argument is a container of ``vmap``'s arguments it does not map
+        (`_shared_container`): per example each example changes the caller's container;
+        the batch changes the copy vmap rebuilt, never the caller's. (numpy.vectorize's
+        shared containers, `excluded`, are the caller's own: a call on them runs once per
+        batched call, the divergence docs/semantics.md lists.)"""
+        changed = _parameters_changed_as_containers(fn)
+        if not changed or self.helper:
+            return
+        names = list(_signature_names(fn))
+        for i, arg in enumerate(node.args):
+            parameter = arg.keyword.value if arg.keyword is not None else (
+                names[i] if i < len(names) and not arg.star else None)
+            if parameter not in changed or type(arg.value) is not cst.Name:
+                continue
+            what = self._shared_container(arg.value, env)
+            if what is not None:
+                source = arg.value.value
+                raise Unsupported(f"`{fn.__name__}` changes its argument `{parameter}` "
+                                  f"(`{parameter}.{changed[parameter]}()`), which is `{source}` "
+                                  f"here, a {what} passed to vmap unmapped: per example each "
+                                  f"example changes the caller's {what}, the batch would change "
+                                  "a copy of it", node,
+                                  f"pass the function's own {what} (`{what}({source})`), or "
+                                  "return what it should add and change the container after "
+                                  "the call")
+
+    def _assigned_names(self) -> set:
+        """The names an assignment anywhere in the function binds."""
+        if self._assigned is None:
+            self._assigned = {t for n in walk(self.tree.body) if type(n) is cst.AssignTarget
+                              for t in target_names(n.target)}
+        return self._assigned
+
+    def _shared_container(self, node: cst.Name, env: Env) -> str | None:
+        """The type of the list or dict ``node`` names where it is a container of ``vmap``'s
+        arguments that it does not map (``in_axes=None``; the same object for every example
+        in the loop, a copy of it in the batch) and the function never binds the name to
+        one of its own; else None."""
+        if node.value in self._assigned_names():
+            return None
+        current = env.values[node.value] if node.value in env.values else self.expr(node, env)
+        if isinstance(current, TupleValue) and current.kind in (list, dict) and not \
+                current.batched:
+            return current.kind.__name__
+        return None
+        current = env.values[node.value] if node.value in env.values else self.expr(node, env)
+        if isinstance(current, Value) and not current.batched and isinstance(
+                current.example, (list, dict, set)):
+            return type(current.example).__name__
+        if isinstance(current, TupleValue) and current.kind in (list, dict) and not \
+                current.batched:
+            return current.kind.__name__    # (a pytree's list or dict: `vmap`'s in_axes None)
+        return None
 
     def _no_update_of_an_argument(self, fn, node: cst.Call, env: Env) -> None:
         """A helper that updates a parameter in place (``v *= 2``, also through a name or a
@@ -356,6 +429,15 @@ class Aliasing:
             if parameter not in updated or source is None:
                 continue
             value = env.values.get(source)
+            what = None if self.helper or not self.registry.primitives.in_place_writes \
+                else self._callers_view(source, value, node)
+            if what is not None:
+                raise Unsupported(f"`{fn.__name__}` changes its argument `{parameter}` in place "
+                                  f"(`{parameter} {updated[parameter]}`), which is `{source}` "
+                                  f"here, {what}: per example the caller's array changes, "
+                                  f"the batch would not change it", node,
+                                  f"in `{fn.__name__}`, write `{parameter} = {parameter} ...` "
+                                  f"(a new array), or pass `{source}.{self._copy_method()}()`")
             if not (isinstance(value, Value) and value.batched and (
                     isinstance(value.example, np.ndarray)
                     or self._may_hold_0d_array(source, node))):
@@ -1138,6 +1220,11 @@ def _connected(pairs, name: str) -> set[str]:
 
 
 # methods that change an array in place
+# (a list's, dict's or set's methods that change it, where calling them again changes it again)
+_CONTAINER_CHANGES = frozenset({"append", "extend", "insert", "pop", "remove", "update",
+                                "setdefault", "popitem", "add", "discard", "reverse",
+                                "difference_update", "intersection_update",
+                                "symmetric_difference_update"})
 _CHANGING_METHODS = frozenset({"sort", "fill", "put", "resize", "partition", "itemset",
                                "setfield", "setflags", "byteswap"})
 
@@ -1220,6 +1307,33 @@ def _parameters_updated_in_place(fn) -> Mapping[str, str]:
                 for parameter in sorted(({name} | _connected(pairs, name)) & parameters):
                     out.setdefault(parameter, _code(n.operator).strip())
     out = _UPDATED_PARAMETERS[fn] = types.MappingProxyType(out)
+    return out
+
+
+_CHANGED_CONTAINERS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+
+
+def _parameters_changed_as_containers(fn) -> Mapping[str, str]:
+    """The parameters of ``fn`` its body changes as a list, dict or set does (``p.append(v)``,
+    `_CONTAINER_CHANGES`) and never rebinds, each with the method; read once per function."""
+    if fn in _CHANGED_CONTAINERS:
+        return _CHANGED_CONTAINERS[fn]
+    out: dict[str, str] = {}
+    try:
+        from ..source import read_function
+        tree = read_function(fn).tree
+    except Exception:
+        tree = None
+    if tree is not None:
+        parameters = set(_signature_names(fn)) - {
+            t for n in walk(tree.body) if type(n) is cst.AssignTarget
+            for t in target_names(n.target)}
+        for n in walk(tree.body):
+            if type(n) is cst.Call and type(n.func) is cst.Attribute and type(
+                    n.func.value) is cst.Name and n.func.value.value in parameters and \
+                    n.func.attr.value in _CONTAINER_CHANGES:
+                out.setdefault(n.func.value.value, n.func.attr.value)
+    out = _CHANGED_CONTAINERS[fn] = types.MappingProxyType(out)
     return out
 
 

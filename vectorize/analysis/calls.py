@@ -173,6 +173,7 @@ class Calls:
                 # what it returns; if it cannot be analysed it is simply called as written
                 # (once: the same for every example), except where it writes into an array
                 # argument on some lanes only
+                self._no_change_of_a_shared_container_by(fn, node, env)
                 self._no_write_into_an_argument_on_some_lanes(fn, node, args, kwargs)
                 args, kwargs = self._arguments_written_by(fn, node, args, kwargs)
                 try:
@@ -357,6 +358,7 @@ class Calls:
             if generators.is_generator(fn):
                 fn = self._generator_items(fn, node, args)
             self._no_update_of_an_argument(fn, node, env)
+            self._no_change_of_a_shared_container_by(fn, node, env)
             self._no_write_into_an_argument_on_some_lanes(fn, node, args, kwargs)
             args, kwargs = self._arguments_written_by(fn, node, args, kwargs)
             value = self.helpers(fn, args, kwargs, node)

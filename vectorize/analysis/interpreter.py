@@ -522,10 +522,10 @@ class Analysis(Expressions, Calls, Aliasing):
                                   "side effect the batch cannot repeat per example)", small,
                                   "compute a new local value instead")
             self._no_update_of_a_shared_array(small, env)
-            self._no_update_of_the_callers_array(small, env)
             self._no_aliased_update(small, env)
             value = self.binary(small.operator, small.target, small.value, env, small)
             self._in_place_update_keeps_dtype(small, env.values.get(small.target.value), value)
+            self._no_update_of_the_callers_array(small, env)
             # (the name's value before: the operand `passes.python_raises` checks)
             self.augmented_reads[small.target] = self.expr(small.target, env)
             self.bind(small.target, value, env, small)
