@@ -33,13 +33,14 @@ from .abstract import (
     exact,
 )
 from .analysis import Analysis, ranges
-from .analysis.calls import SortedItems, SpreadItems
+from .analysis.calls import NamedAttribute, SortedItems, SpreadItems
 from .analysis.environments import MaybeNone
 from .analysis.expressions import (
     MaskedScalarWrite,
     MaybeUnbound,
     MayFallOff,
     MembershipOfNumbers,
+    MethodAlias,
     PickedPerExample,
     WrittenOutComprehension,
 )
@@ -368,7 +369,7 @@ class ModuleContext:
 
 _REWRITTEN_WHEN_MET = (MaybeUnbound, MaybeNone, RetypedCarry, UnrolledLoop, MaskedScalarWrite,
                        WrittenOutComprehension, PickedPerExample, MayFallOff, SortedItems,
-                       MembershipOfNumbers, SpreadItems)
+                       MembershipOfNumbers, SpreadItems, NamedAttribute, MethodAlias)
 """What the analysis raises where the function's source can be rewritten so that it goes on
 (`ModuleContext.specialize` retries with the rewritten tree, once per construct)."""
 
@@ -378,6 +379,7 @@ def _source_rewrite(source: FunctionSource, problem):
     construct (each is rewritten once), ``rewrite()`` the function's new tree (None: it
     cannot be, and ``problem`` is refused)."""
     from . import body_sugar
+    from .body_constructs import named_attributes
 
     tree = source.tree
     if isinstance(problem, MaybeUnbound):
@@ -418,6 +420,14 @@ def _source_rewrite(source: FunctionSource, problem):
         from .body_constructs.keyed import sorted_of_items
         return id(problem.node), lambda: sorted_of_items(
             tree, source.func, problem.node, problem.length)
+    if isinstance(problem, NamedAttribute):
+        # `getattr(obj, "name")` of a per-example record: `obj.name`
+        return id(problem.node), lambda: named_attributes.getattr_written(
+            tree, problem.node, problem.name, source.origins)
+    if isinstance(problem, MethodAlias):
+        # `f = obj.method` of a per-example record, then `f(...)`: `obj.method(...)`
+        return id(problem.node), lambda: named_attributes.method_alias_inlined(
+            tree, problem.node, source.origins)
     if isinstance(problem, PickedPerExample):
         # `seq[k]` of per-example items: an `if` per position
         return id(problem.node), lambda: body_sugar.pick_item(

@@ -28,6 +28,7 @@ from ..abstract import (
 )
 from ..body_constructs import generators
 from ..body_constructs.classes import WHY_NOT, fields_function, is_record, record_of
+from ..body_constructs.named_attributes import attribute_name, fixed_string
 from ..errors import Unsupported
 from ..introspect import python_function_of
 from ..rules.lanes import ENGINE_NAMES
@@ -112,6 +113,9 @@ class Calls:
         fn = python_function_of(func.example)     # numba's compiled function: its source
         if func.batched:
             raise Unsupported("calling a per-example value", node)
+        if fn is getattr and func.known and len(args) == 2 and len(node.args) == 2 and \
+                not kwargs and unpacked is None and getattr(args[0], "batched", False):
+            self._named_attribute(node, args[0], args[1])
         if func.known and fn in _DUNDERS and len(args) == 1 and not kwargs and \
                 self.helpers is not None:
             dunder = record_member(args[0], _DUNDERS[fn], dunders=True)
@@ -375,6 +379,12 @@ class Calls:
             # the array of the per-example results has the dtype NumPy gives a list of
             # such numbers (Python ints are int64, floats float64)
             return Value(True, np.asarray([out])[0])
+        if fn is getattr:
+            raise Unsupported("`getattr` of a per-example value by a name that is not a string "
+                              "the same on every run of this line (a literal, or a parameter "
+                              "or free name the function never rebinds)", node,
+                              "write the attribute itself (`obj.name`), or choose between "
+                              "attributes with `if`")
         if fn in WHY_NOT:
             raise Unsupported(f"`{name}` is a class whose instances the engine cannot make "
                               f"from per-example values: {WHY_NOT[fn]}", node,
@@ -385,6 +395,23 @@ class Calls:
                           "use a NumPy equivalent, register a rule with "
                           "vectorize.register_rule, or pass fallback='warn' to run this call "
                           "per example")
+
+    def _named_attribute(self, node: cst.Call, base, name) -> None:
+        """``getattr(obj, name)`` of a per-example record (or a value whose attribute has a
+        rule) and a string ``name`` the same on every run of the line: `NamedAttribute`,
+        which `transform` answers with ``obj.<name>``, the attribute Python reads. Anything
+        else goes on as a call without a rule."""
+        if not (isinstance(name, Value) and name.exact and not name.batched and
+                attribute_name(name.example) and
+                fixed_string(self.tree, node.args[1].value, self.params)):
+            return
+        if not (isinstance(base, TupleValue) and base.keys is not None or
+                name.example in self.registry.attributes):
+            return
+        raise NamedAttribute(f"`getattr` of a per-example value by the name "
+                             f"{name.example!r}", node,
+                             f"write the attribute itself (`.{name.example}`)",
+                             name=name.example)
 
     def _spread_items(self, node: cst.Call, unpacked: cst.Arg, fn) -> None:
         """``f(*t)`` of a tuple of per-example values and a function with a batching rule:
@@ -1172,6 +1199,16 @@ def _key_value_pairs(value):
     if len({k for k, _ in pairs}) != len(pairs):
         return None
     return pairs
+
+
+class NamedAttribute(Unsupported):
+    """``getattr(obj, name)`` (``node``) of a per-example ``obj`` and a string ``name`` the
+    same on every run of the line: `transform` retries with ``obj.<name>``
+    (`body_constructs.named_attributes.getattr_written`)."""
+
+    def __init__(self, message, node=None, suggestion="", *, name: str):
+        super().__init__(message, node, suggestion)
+        self.name = name
 
 
 class SpreadItems(Unsupported):

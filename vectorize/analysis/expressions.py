@@ -1221,6 +1221,10 @@ class Expressions:
             constant = class_constant(base, attr)
             if constant is not None:
                 return constant     # (a number or string of the class: `self.K`)
+            if isinstance(member, (types.FunctionType, classmethod, staticmethod)):
+                raise MethodAlias(f"the method `.{attr}` of a per-example record read "
+                                  "without calling it", node,
+                                  f"call it where it is read (`{_code(node)}(...)`)")
         if base.batched:
             rule = self.registry.attributes.get(attr)
             if rule is None or isinstance(base, TupleValue):
@@ -1788,6 +1792,12 @@ class MaskedScalarWrite(Unsupported):
     """``x[m]`` of a per-example 0-d value and a per-example truth value ``m`` (0 or 1
     items): `transform` retries with ``a[m] = e(x[m])`` as ``if m: a[()] = e(x)``
     (`body_sugar.masked_scalar_write`), else refuses with this message."""
+
+
+class MethodAlias(Unsupported):
+    """``f = obj.method`` of a per-example record (``node`` the attribute), not called
+    there: `transform` retries with each later ``f(...)`` written as ``obj.method(...)``
+    (`body_constructs.named_attributes.method_alias_inlined`)."""
 
 
 class PickedPerExample(Unsupported):
