@@ -253,3 +253,37 @@ def test_method_alias_after_the_record_is_rebound_is_refused():
     a, b = np.array([1.0, 2.0]), np.array([3.0, 4.0])
     with pytest.raises(VectorizeError, match="read without calling it"):
         vectorize(f, fallback="error")(a, b)
+
+
+# ------------------------------------- classes whose instances the engine does not model
+class _Named(float):
+    def __new__(cls, arg, name="value"):
+        self = float.__new__(cls, arg)
+        self.name = name
+        return self
+
+
+class _Made:
+    def __new__(cls, x):
+        self = object.__new__(cls)
+        self.x = x
+        return self
+
+
+def test_float_subclass_is_refused_with_its_reason_and_a_fix():
+    def f(a):
+        return _Named(a) * 2.0
+    with pytest.raises(VectorizeError, match=r"test_refusals35\.py:\d+:\d+: `_Named` is a "
+                       r"class .*: it subclasses the built-in `float`(.|\n)*suggestion: compute "
+                       r"with the number itself \(`float\(\.\.\.\)`\)"):
+        vectorize(f, fallback="error")(np.array([1.0, 2.0]))
+    with pytest.raises(VectorizeError, match="subclasses the built-in `float`"):
+        vmap(f)(np.array([1.0, 2.0]))
+
+
+def test_class_with_its_own_new_is_refused_with_its_reason():
+    def f(a):
+        return _Made(a).x + 1.0
+    with pytest.raises(VectorizeError, match=r"`_Made` makes its instances in `__new__`"
+                       r"(.|\n)*suggestion: make it a @dataclass"):
+        vectorize(f, fallback="error")(np.array([1.0, 2.0]))

@@ -386,10 +386,14 @@ class Calls:
                               "write the attribute itself (`obj.name`), or choose between "
                               "attributes with `if`")
         if fn in WHY_NOT:
+            number = next((t.__name__ for t in (bool, int, float, complex)
+                           if issubclass(fn, t)), None)
             raise Unsupported(f"`{name}` is a class whose instances the engine cannot make "
                               f"from per-example values: {WHY_NOT[fn]}", node,
-                              "make it a @dataclass or NamedTuple of its values, or pass "
-                              "fallback='warn' to run this call per example")
+                              (f"compute with the number itself (`{number}(...)`) and make "
+                               f"the `{fn.__name__}` outside the function" if number else
+                               "make it a @dataclass or NamedTuple of its values") +
+                              ", or pass fallback='warn' to run this call per example")
         raise Unsupported(f"`{name}` has no batching rule, so it cannot be called on "
                           "per-example values", node,
                           "use a NumPy equivalent, register a rule with "

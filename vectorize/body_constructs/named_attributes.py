@@ -66,7 +66,8 @@ def getattr_written(tree: cst.FunctionDef, call: cst.Call, name: str, origins=No
                 origins.setdefault(new, original_node)
             return new
 
-    return rewrite(tree, Written())
+    new = rewrite(tree, Written())
+    return None if new is tree else new
 
 
 def _root(expr):
