@@ -287,3 +287,84 @@ def test_class_with_its_own_new_is_refused_with_its_reason():
     with pytest.raises(VectorizeError, match=r"`_Made` makes its instances in `__new__`"
                        r"(.|\n)*suggestion: make it a @dataclass"):
         vectorize(f, fallback="error")(np.array([1.0, 2.0]))
+
+
+# ------------------------------------ a per-example choice between two dicts of constants
+def _dew_point_call_form(t, rh):
+    constants = dict(
+        positive=dict(b=17.368, c=238.88),
+        negative=dict(b=17.966, c=247.15),
+    )
+    if rh < 1 or rh > 100:
+        raise ValueError(f"humidity out of range: {rh}")
+    const = constants["positive"] if t > 0 else constants["negative"]
+    pa = rh / 100.0 * math.exp(const["b"] * t / (const["c"] + t))
+    return const["c"] * math.log(pa) / (const["b"] - math.log(pa))
+
+
+def _dew_point_literal_form(t, rh):
+    table = {"positive": {"b": 17.368, "c": 238.88}, "negative": {"b": 17.966, "c": 247.15}}
+    const = table["positive"] if t > 0.0 and rh > 0.0 else table["negative"]
+    return const["b"] * t / (const["c"] + t) + rh
+
+
+_POSITIVE = {"scale": 2.0, "shift": 1}
+_NEGATIVE = {"scale": -0.5, "shift": 3}
+
+
+def _module_tables(x):
+    k = _POSITIVE if x >= 0 else _NEGATIVE
+    return k["scale"] * x + k["shift"]
+
+
+@pytest.mark.parametrize("f", [_dew_point_call_form, _dew_point_literal_form, ])
+def test_choice_between_two_dicts_of_constants(f):
+    t = np.array([12.5, -3.0, 0.0, 35.0, -0.0])
+    rh = np.array([40.0, 80.0, 55.0, 100.0, 1.0])
+    _both(f, t, rh)                         # some lanes each way
+    _both(f, np.abs(t) + 1.0, rh)           # all positive
+    _both(f, -np.abs(t) - 1.0, rh)          # all negative
+    _both(f, t, np.array([40.0, 0.5, 55.0, 101.0, 1.0]))    # ValueError on some lanes
+
+
+def test_choice_between_two_module_dicts():
+    _both(_module_tables, np.array([1.5, -2.0, 0.0, -0.0, 7.0]))
+
+
+def test_choice_between_dicts_of_other_keys_is_refused_located():
+    other = {"scale": 1.0}
+
+    def f(x):
+        k = _POSITIVE if x >= 0 else other
+        return k["scale"] * x
+    with pytest.raises(VectorizeError, match=r"test_refusals35\.py:\d+:\d+: the conditional "
+                       r"expression gives values of kinds that do not mix"):
+        vectorize(f, fallback="error")(np.array([1.0, -1.0]))
+
+
+_UP = {"scale": 2.0, "shift": 1.0}
+_DOWN = {"scale": -0.5, "shift": 3.0}
+
+
+def _live_tables(x):
+    k = _UP if x >= 0 else _DOWN
+    return k["scale"] * x + k["shift"]
+
+
+def test_choice_between_module_dicts_follows_their_items():
+    x = np.array([1.5, -2.0, 0.0, 4.0])
+    ours = vectorize(_live_tables, fallback="error")
+    np.testing.assert_array_equal(ours(x), np.vectorize(_live_tables)(x))
+    try:
+        _UP["scale"] = 10.0                  # a new value: read when the code runs
+        np.testing.assert_array_equal(ours(x), np.vectorize(_live_tables)(x))
+        del _DOWN["shift"]      # keys that differ: a new specialization, which refuses
+        with pytest.raises(VectorizeError, match="do not mix"):
+            ours(x)
+        want, exc = outcome(lambda: np.vectorize(_live_tables)(x))
+        got, got_exc = outcome(lambda: vectorize(_live_tables)(x))     # (per example)
+        assert type(got_exc) is type(exc) is KeyError, (got_exc, exc)
+    finally:
+        _UP["scale"] = 2.0
+        _DOWN["shift"] = 3.0
+    np.testing.assert_array_equal(ours(x), np.vectorize(_live_tables)(x))

@@ -36,6 +36,7 @@ from .analysis import Analysis, ranges
 from .analysis.calls import NamedAttribute, SortedItems, SpreadItems
 from .analysis.environments import MaybeNone
 from .analysis.expressions import (
+    ChosenItems,
     MaskedScalarWrite,
     MaybeUnbound,
     MayFallOff,
@@ -369,7 +370,8 @@ class ModuleContext:
 
 _REWRITTEN_WHEN_MET = (MaybeUnbound, MaybeNone, RetypedCarry, UnrolledLoop, MaskedScalarWrite,
                        WrittenOutComprehension, PickedPerExample, MayFallOff, SortedItems,
-                       MembershipOfNumbers, SpreadItems, NamedAttribute, MethodAlias)
+                       MembershipOfNumbers, SpreadItems, NamedAttribute, MethodAlias,
+                       ChosenItems)
 """What the analysis raises where the function's source can be rewritten so that it goes on
 (`ModuleContext.specialize` retries with the rewritten tree, once per construct)."""
 
@@ -428,6 +430,11 @@ def _source_rewrite(source: FunctionSource, problem):
         # `f = obj.method` of a per-example record, then `f(...)`: `obj.method(...)`
         return id(problem.node), lambda: named_attributes.method_alias_inlined(
             tree, problem.node, source.origins)
+    if isinstance(problem, ChosenItems):
+        # `A if x > 0 else B` of two dicts of constants: `{k: A[k] if x > 0 else B[k]}`
+        from .body_constructs.chosen_tables import chosen_items
+        return id(problem.node), lambda: chosen_items(tree, problem.node, problem.keys,
+                                                      source.origins)
     if isinstance(problem, PickedPerExample):
         # `seq[k]` of per-example items: an `if` per position
         return id(problem.node), lambda: body_sugar.pick_item(

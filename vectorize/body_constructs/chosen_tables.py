@@ -1,0 +1,109 @@
+"""A per-example choice between two dicts of constants with the same keys (meteocalc's
+``const = CONSTANTS['positive'] if T > 0 else CONSTANTS['negative']``, then ``const['b']``):
+the dict of per-key choices, ``{'b': CONSTANTS['positive']['b'] if T > 0 else
+CONSTANTS['negative']['b'], ...}``, which the analysis tracks key by key (a dict of
+per-example values) and each of whose items is an ordinary conditional expression.
+
+Written only where re-evaluating the test and the arms once per key computes what Python
+computes once: the arms are names or constant-key lookups of names, the test operators and
+comparisons of names and constants (nothing that calls or writes), and the two dicts' keys
+are the same strings or ints (`chosen_items`; None otherwise, and the analysis refuses as
+before, located).
+"""
+
+from __future__ import annotations
+
+import libcst as cst
+
+from ..syntax.traversal import rewrite, walk
+
+_OPERATIONS = (cst.Comparison, cst.BooleanOperation, cst.UnaryOperation, cst.BinaryOperation)
+_LITERALS = (cst.Integer, cst.Float, cst.SimpleString)
+
+
+def _lookup(node) -> bool:
+    """A name, or a lookup of one at a constant key (``T['a'][0]``)."""
+    while type(node) is cst.Subscript:
+        if len(node.slice) != 1 or type(node.slice[0].slice) is not cst.Index or \
+                type(node.slice[0].slice.value) not in _LITERALS:
+            return False
+        node = node.value
+    return type(node) is cst.Name
+
+
+def _pure_test(node) -> bool:
+    """Operators and comparisons of names, constant lookups and literals."""
+    t = type(node)
+    if t in _LITERALS or _lookup(node):
+        return True
+    if t is cst.Comparison:
+        return _pure_test(node.left) and all(_pure_test(c.comparator)
+                                             for c in node.comparisons)
+    if t is cst.BooleanOperation or t is cst.BinaryOperation:
+        return _pure_test(node.left) and _pure_test(node.right)
+    if t is cst.UnaryOperation:
+        return _pure_test(node.expression)
+    return False
+
+
+def guarded_arm(arm, tree: cst.FunctionDef, params) -> bool:
+    """Whether the arm ``arm`` (a `_lookup`) reads a free name (a global or a closure's
+    dict, which the specialization guards by its items: `introspect.ContentsGuard`), so
+    that the keys its value has now are the keys it has when the code runs."""
+    from .named_attributes import assigned_names
+    while type(arm) is cst.Subscript:
+        arm = arm.value
+    return type(arm) is cst.Name and arm.value not in params and \
+        arm.value not in assigned_names(tree)
+
+
+def choosable(node: cst.IfExp, body, orelse) -> list | None:
+    """The keys of the two dicts ``body`` and ``orelse`` (the arms' examples) where
+    `chosen_items` may write ``node`` as the dict of per-key choices, else None."""
+    if type(body) is not dict or type(orelse) is not dict or not body or \
+            list(body) != list(orelse):
+        return None
+    if not all(type(k) is str or type(k) is int and k >= 0 for k in body):
+        return None
+    if not (_lookup(node.body) and _lookup(node.orelse) and _pure_test(node.test)):
+        return None
+    return list(body)
+
+
+def _key(k) -> cst.BaseExpression:
+    return cst.SimpleString(repr(k)) if type(k) is str else cst.Integer(str(k))
+
+
+def _item(arm, k):
+    return cst.Subscript(arm.deep_clone(), [cst.SubscriptElement(cst.Index(_key(k)))])
+
+
+def chosen_items(tree: cst.FunctionDef, node: cst.IfExp, keys: list, origins=None):
+    """``a if test else b`` (``node``, two dicts with ``keys``) as ``{k: a[k] if test else
+    b[k], ...}``; None where ``node`` is not in ``tree``. (``node`` may come from the tree
+    of a pass that rewrote other parts of the line, `passes.local_dicts`: the expression of
+    ``tree`` whose test is the same node, which those passes keep where they change nothing
+    below it, stands for it.)"""
+    found = [n for n in walk(tree) if type(n) is cst.IfExp and (
+        n is node or n.test is node.test)]
+    if len(found) != 1 or not (_lookup(found[0].body) and _lookup(found[0].orelse)):
+        return None
+    node = found[0]
+    def choice(k):
+        made = cst.IfExp(test=node.test.deep_clone(), body=_item(node.body, k),
+                         orelse=_item(node.orelse, k))
+        if origins is not None:
+            origins.setdefault(made, node)
+        return made
+
+    class Chosen(cst.CSTTransformer):
+        def leave_IfExp(self, original_node, updated_node):
+            if original_node is not node:
+                return updated_node
+            made = cst.Dict([cst.DictElement(_key(k), choice(k)) for k in keys])
+            if origins is not None:
+                origins.setdefault(made, node)
+            return made
+
+    new = rewrite(tree, Chosen())
+    return None if new is tree else new
