@@ -368,3 +368,25 @@ def test_choice_between_module_dicts_follows_their_items():
         _UP["scale"] = 2.0
         _DOWN["shift"] = 3.0
     np.testing.assert_array_equal(ours(x), np.vectorize(_live_tables)(x))
+
+
+def test_choice_between_dicts_written_into_is_refused_located():
+    def writes(x):
+        k = _UP if x >= 0 else _DOWN
+        k["scale"] = 1.0            # (writes into the module's dict itself)
+        return k["shift"] * x
+
+    def identity(x):
+        k = _UP if x >= 0 else _DOWN
+        return k["shift"] * x if k is _UP else x
+
+    for f in (writes, identity):
+        with pytest.raises(VectorizeError, match=r"test_refusals35\.py:\d+:\d+: "):
+            vectorize(f, fallback="error")(np.array([1.0, -1.0]))
+    assert _UP == {"scale": 2.0, "shift": 1.0}
+
+
+def test_choice_between_dicts_looked_up_at_once():
+    def f(x):
+        return (_UP if x > 1.0 else _DOWN)["scale"] * x
+    _both(f, np.array([1.5, -2.0, 0.0, 4.0, 1.0]))

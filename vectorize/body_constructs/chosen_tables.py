@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from ..syntax.traversal import rewrite, walk
+from ..syntax.traversal import children, rewrite, walk
 
 _OPERATIONS = (cst.Comparison, cst.BooleanOperation, cst.UnaryOperation, cst.BinaryOperation)
 _LITERALS = (cst.Integer, cst.Float, cst.SimpleString)
@@ -70,6 +70,48 @@ def choosable(node: cst.IfExp, body, orelse) -> list | None:
     return list(body)
 
 
+def _targets(tree) -> set:
+    """The ids of the nodes the body assigns to or deletes (and those below them)."""
+    out: set = set()
+    for n in walk(tree.body):
+        if type(n) in (cst.AssignTarget, cst.AugAssign, cst.AnnAssign, cst.Del):
+            out |= {id(m) for m in walk(n.target)}
+    return out
+
+
+def _only_looked_up(tree: cst.FunctionDef, node: cst.IfExp) -> bool:
+    """Whether the chosen dict is only read at constant keys: ``(a if t else b)["k"]``, or
+    ``d = a if t else b`` of a name ``d`` read nowhere but as ``d["k"]`` (a new dict in
+    place of the object chosen must not be seen: no write into it, no identity test, not
+    handed to a function)."""
+    parents = {}
+    for n in walk(tree):
+        for child in children(n):
+            parents[id(child)] = n
+    targets = _targets(tree)
+    parent = parents.get(id(node))
+    if type(parent) is cst.Subscript and parent.value is node:
+        return id(parent) not in targets and _lookup(parent.with_changes(
+            value=cst.Name("d")))
+    if type(parent) is not cst.Assign or len(parent.targets) != 1 or \
+            type(parent.targets[0].target) is not cst.Name:
+        return False
+    name = parent.targets[0].target.value
+    for n in walk(tree.body):
+        if type(n) is not cst.Name or n.value != name or n is parent.targets[0].target:
+            continue
+        if id(n) in targets:
+            if type(parents.get(id(n))) in (cst.AssignTarget, cst.AnnAssign):
+                continue    # (bound again: a new object)
+            return False
+        up = parents.get(id(n))
+        if not (type(up) is cst.Subscript and up.value is n and id(up) not in targets and
+                len(up.slice) == 1 and type(up.slice[0].slice) is cst.Index and
+                type(up.slice[0].slice.value) in _LITERALS):
+            return False
+    return True
+
+
 def _key(k) -> cst.BaseExpression:
     return cst.SimpleString(repr(k)) if type(k) is str else cst.Integer(str(k))
 
@@ -89,6 +131,8 @@ def chosen_items(tree: cst.FunctionDef, node: cst.IfExp, keys: list, origins=Non
     if len(found) != 1 or not (_lookup(found[0].body) and _lookup(found[0].orelse)):
         return None
     node = found[0]
+    if not _only_looked_up(tree, node):
+        return None
     def choice(k):
         made = cst.IfExp(test=node.test.deep_clone(), body=_item(node.body, k),
                          orelse=_item(node.orelse, k))
