@@ -16,6 +16,7 @@ from __future__ import annotations
 import libcst as cst
 
 from ..syntax.traversal import children, rewrite, walk
+from .named_attributes import assigned_names, target_nodes
 
 _OPERATIONS = (cst.Comparison, cst.BooleanOperation, cst.UnaryOperation, cst.BinaryOperation)
 _LITERALS = (cst.Integer, cst.Float, cst.SimpleString)
@@ -50,7 +51,6 @@ def guarded_arm(arm, tree: cst.FunctionDef, params) -> bool:
     """Whether the arm ``arm`` (a `_lookup`) reads a free name (a global or a closure's
     dict, which the specialization guards by its items: `introspect.ContentsGuard`), so
     that the keys its value has now are the keys it has when the code runs."""
-    from .named_attributes import assigned_names
     while type(arm) is cst.Subscript:
         arm = arm.value
     return type(arm) is cst.Name and arm.value not in params and \
@@ -70,15 +70,6 @@ def choosable(node: cst.IfExp, body, orelse) -> list | None:
     return list(body)
 
 
-def _targets(tree) -> set:
-    """The ids of the nodes the body assigns to or deletes (and those below them)."""
-    out: set = set()
-    for n in walk(tree.body):
-        if type(n) in (cst.AssignTarget, cst.AugAssign, cst.AnnAssign, cst.Del):
-            out |= {id(m) for m in walk(n.target)}
-    return out
-
-
 def _only_looked_up(tree: cst.FunctionDef, node: cst.IfExp) -> bool:
     """Whether the chosen dict is only read at constant keys: ``(a if t else b)["k"]``, or
     ``d = a if t else b`` of a name ``d`` read nowhere but as ``d["k"]`` (a new dict in
@@ -88,7 +79,7 @@ def _only_looked_up(tree: cst.FunctionDef, node: cst.IfExp) -> bool:
     for n in walk(tree):
         for child in children(n):
             parents[id(child)] = n
-    targets = _targets(tree)
+    targets = target_nodes(tree)
     parent = parents.get(id(node))
     if type(parent) is cst.Subscript and parent.value is node:
         return id(parent) not in targets and _lookup(parent.with_changes(

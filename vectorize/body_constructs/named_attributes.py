@@ -77,32 +77,32 @@ def _root(expr):
     return expr.value if type(expr) is cst.Name else None
 
 
-def _attribute_roots(tree) -> set:
-    """The root names of the attributes the body assigns or deletes (``self`` of
-    ``self.a = v``, ``del self.a.b``, ``self.a.b += 1``)."""
-    out: set = set()
+def target_nodes(tree) -> dict:
+    """The nodes the body of ``tree`` assigns to, deletes or binds in a loop or ``with``
+    (and every node below them), by id."""
+    out: dict = {}
     for node in walk(tree.body):
-        targets = []
-        if type(node) in (cst.AssignTarget, cst.AugAssign, cst.AnnAssign):
-            targets.append(node.target)
-        elif type(node) is cst.Del:
-            targets.append(node.target)
-        elif type(node) in (cst.For, cst.CompFor):
-            targets.append(node.target)
-        elif type(node) is cst.WithItem and node.asname is not None:
-            targets.append(node.asname.name)
-        while targets:
-            target = targets.pop()
-            if type(target) in (cst.Tuple, cst.List):
-                targets += [e.value for e in target.elements]
-            elif type(target) is cst.StarredElement:
-                targets.append(target.value)
-            elif type(target) in (cst.Attribute, cst.Subscript):
-                root = target
-                while type(root) in (cst.Attribute, cst.Subscript):
-                    root = root.value
-                if type(root) is cst.Name:
-                    out.add(root.value)
+        t = type(node)
+        if t in (cst.AssignTarget, cst.AugAssign, cst.AnnAssign, cst.Del, cst.For, cst.CompFor):
+            target = node.target
+        elif t is cst.WithItem and node.asname is not None:
+            target = node.asname.name
+        else:
+            continue
+        out.update((id(n), n) for n in walk(target))
+    return out
+
+
+def _attribute_roots(tree) -> set:
+    """The root names of the attributes and items the body assigns or deletes (``self`` of
+    ``self.a = v``, ``del self.a.b``, ``self.a[0] += 1``)."""
+    out: set = set()
+    for node in target_nodes(tree).values():
+        if type(node) in (cst.Attribute, cst.Subscript):
+            while type(node) in (cst.Attribute, cst.Subscript):
+                node = node.value
+            if type(node) is cst.Name:
+                out.add(node.value)
     return out
 
 
