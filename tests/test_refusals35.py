@@ -390,3 +390,44 @@ def test_choice_between_dicts_looked_up_at_once():
     def f(x):
         return (_UP if x > 1.0 else _DOWN)["scale"] * x
     _both(f, np.array([1.5, -2.0, 0.0, 4.0, 1.0]))
+
+
+# ------------------- a free name that gives getattr its name: rebinding it is seen
+_FIELD = "x"
+
+
+def _field_of(a, b):
+    return getattr(_Point(a, b), _FIELD)
+
+
+def test_getattr_name_of_a_global_rebound():
+    global _FIELD
+    a, b = np.array([1.0, 2.0]), np.array([3.0, 4.0])
+    ours = vectorize(_field_of, fallback="error")
+    np.testing.assert_array_equal(ours(a, b), a)
+    try:
+        _FIELD = "y"
+        np.testing.assert_array_equal(ours(a, b), np.vectorize(_field_of)(a, b))
+        np.testing.assert_array_equal(ours(a, b), b)
+    finally:
+        _FIELD = "x"
+    np.testing.assert_array_equal(ours(a, b), a)
+
+
+def test_getattr_name_of_a_closure_rebound():
+    def make():
+        which = "x"
+
+        def f(a, b):
+            return getattr(_Point(a, b), which)
+
+        def switch(name):
+            nonlocal which
+            which = name
+        return f, switch
+    f, switch = make()
+    a, b = np.array([1.0, 2.0]), np.array([3.0, 4.0])
+    ours = vectorize(f, fallback="error")
+    np.testing.assert_array_equal(ours(a, b), a)
+    switch("y")
+    np.testing.assert_array_equal(ours(a, b), b)

@@ -343,7 +343,10 @@ class ModuleContext:
                 if tree is None:
                     raise source.error(problem) from None
                 checked.add(key)
-                source = dataclasses.replace(source, tree=tree)
+                # (free names the rewritten code no longer reads but depends on, guarded as
+                # if it read them: `getattr(obj, NAME)` written as `obj.<its value>`)
+                source = dataclasses.replace(source, tree=tree, contents_read=(
+                    source.contents_read | getattr(problem, "reads", frozenset())))
             except InlineForKinds as problem:
                 # `vmap`: a helper's result of lanes of different types, which
                 # `passes.lane_kinds` follows once the helper is written out; once per helper

@@ -412,10 +412,13 @@ class Calls:
         if not (isinstance(base, TupleValue) and base.keys is not None or
                 name.example in self.registry.attributes):
             return
+        arg = node.args[1].value
         raise NamedAttribute(f"`getattr` of a per-example value by the name "
                              f"{name.example!r}", node,
                              f"write the attribute itself (`.{name.example}`)",
-                             name=name.example)
+                             name=name.example, reads=frozenset(
+                                 [arg.value] if type(arg) is cst.Name and
+                                 arg.value not in self.params else []))
 
     def _spread_items(self, node: cst.Call, unpacked: cst.Arg, fn) -> None:
         """``f(*t)`` of a tuple of per-example values and a function with a batching rule:
@@ -1210,9 +1213,11 @@ class NamedAttribute(Unsupported):
     same on every run of the line: `transform` retries with ``obj.<name>``
     (`body_constructs.named_attributes.getattr_written`)."""
 
-    def __init__(self, message, node=None, suggestion="", *, name: str):
+    def __init__(self, message, node=None, suggestion="", *, name: str,
+                 reads: frozenset = frozenset()):
         super().__init__(message, node, suggestion)
         self.name = name
+        self.reads = reads      # the free name that gave ``name``: guarded all the same
 
 
 class SpreadItems(Unsupported):
