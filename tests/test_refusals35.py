@@ -431,3 +431,68 @@ def test_getattr_name_of_a_closure_rebound():
     np.testing.assert_array_equal(ours(a, b), a)
     switch("y")
     np.testing.assert_array_equal(ours(a, b), b)
+
+
+# ------------------------------------------ the same choice made by an `if` statement
+def _buck_constants(t, rh):
+    constants = dict(
+        positive=dict(b=17.368, c=238.88),
+        cold=dict(b=17.966, c=247.15),
+        frozen=dict(b=22.452, c=272.55),
+    )
+    if t > 0:
+        const = constants["positive"]
+    elif t > -20.0:
+        const = constants["cold"]
+    else:
+        const = constants["frozen"]
+    return rh / 100.0 * math.exp(const["b"] * t / (const["c"] + t))
+
+
+def _default_then_if(x):
+    k = _UP
+    if x < 0:
+        k = _DOWN
+    return k["scale"] * x + k["shift"]
+
+
+def test_choice_between_dicts_by_if_statements():
+    t = np.array([12.5, -3.0, 0.0, -35.0, -0.0, -20.0])
+    rh = np.array([40.0, 80.0, 55.0, 100.0, 1.0, 60.0])
+    _both(_buck_constants, t, rh)
+    _both(_buck_constants, np.full(6, -30.0), rh)
+    _both(_default_then_if, np.array([1.5, -2.0, 0.0, -0.0, 7.0]))
+    _both(_default_then_if, np.array([1.5, 2.0]))
+
+
+def test_choice_between_dicts_by_if_statements_refused_where_seen():
+    def handed_on(x):
+        if x > 0:
+            k = _UP
+        else:
+            k = _DOWN
+        return len(k) * x
+
+    def table_written(x):
+        table = {"a": {"s": 1.0}, "b": {"s": 2.0}}
+        table["b"]["s"] = 3.0
+        if x > 0:
+            k = table["a"]
+        else:
+            k = table["b"]
+        return k["s"] * x
+
+    def other_keys(x):
+        if x > 0:
+            k = _UP
+        else:
+            k = {"scale": 1.0}
+        return k["scale"] * x
+
+    for f in (handed_on, other_keys):
+        with pytest.raises(VectorizeError, match=r"test_refusals35\.py:\d+:\d+: "):
+            vectorize(f, fallback="error")(np.array([1.0, -1.0]))
+    x = np.array([1.0, -1.0, 2.0])
+    want = np.vectorize(table_written)(x)
+    got, exc = outcome(lambda: vectorize(table_written, fallback="error")(x))
+    assert isinstance(exc, VectorizeError) or np.array_equal(got, want), (got, exc)

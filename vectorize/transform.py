@@ -34,7 +34,7 @@ from .abstract import (
 )
 from .analysis import Analysis, ranges
 from .analysis.calls import NamedAttribute, SortedItems, SpreadItems
-from .analysis.environments import MaybeNone
+from .analysis.environments import ChosenBindings, MaybeNone
 from .analysis.expressions import (
     ChosenItems,
     MaskedScalarWrite,
@@ -374,7 +374,7 @@ class ModuleContext:
 _REWRITTEN_WHEN_MET = (MaybeUnbound, MaybeNone, RetypedCarry, UnrolledLoop, MaskedScalarWrite,
                        WrittenOutComprehension, PickedPerExample, MayFallOff, SortedItems,
                        MembershipOfNumbers, SpreadItems, NamedAttribute, MethodAlias,
-                       ChosenItems)
+                       ChosenItems, ChosenBindings)
 """What the analysis raises where the function's source can be rewritten so that it goes on
 (`ModuleContext.specialize` retries with the rewritten tree, once per construct)."""
 
@@ -438,6 +438,11 @@ def _source_rewrite(source: FunctionSource, problem):
         from .body_constructs.chosen_tables import chosen_items
         return id(problem.node), lambda: chosen_items(tree, problem.node, problem.keys,
                                                       source.origins)
+    if isinstance(problem, ChosenBindings):
+        # `if x > 0: d = A` / `else: d = B` of dicts of the same keys: `d = {k: A[k]...}`
+        from .body_constructs.chosen_tables import chosen_bindings
+        return ("bindings", problem.name), lambda: chosen_bindings(
+            tree, problem.name, problem.keys, source.lookup, source.origins)
     if isinstance(problem, PickedPerExample):
         # `seq[k]` of per-example items: an `if` per position
         return id(problem.node), lambda: body_sugar.pick_item(

@@ -93,7 +93,7 @@ def target_nodes(tree) -> dict:
     return out
 
 
-def _attribute_roots(tree) -> set:
+def written_roots(tree) -> set:
     """The root names of the attributes and items the body assigns or deletes (``self`` of
     ``self.a = v``, ``del self.a.b``, ``self.a[0] += 1``)."""
     out: set = set()
@@ -125,7 +125,7 @@ def method_alias_inlined(tree: cst.FunctionDef, attribute: cst.Attribute, origin
     if len(assign.targets) != 1 or type(assign.targets[0].target) is not cst.Name:
         return None
     alias = assign.targets[0].target.value
-    if alias == root or root in assigned_names(tree) or root in _attribute_roots(tree):
+    if alias == root or root in assigned_names(tree) or root in written_roots(tree):
         return None
     if any(alias in writes(stmt) for k, stmt in enumerate(body) if k != at):
         return None
