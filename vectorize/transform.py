@@ -33,13 +33,15 @@ from .abstract import (
     exact,
 )
 from .analysis import Analysis, ranges
-from .analysis.calls import SortedItems, SpreadItems
-from .analysis.environments import MaybeNone
+from .analysis.calls import NamedAttribute, SortedItems, SpreadItems
+from .analysis.environments import ChosenBindings, MaybeNone
 from .analysis.expressions import (
+    ChosenItems,
     MaskedScalarWrite,
     MaybeUnbound,
     MayFallOff,
     MembershipOfNumbers,
+    MethodAlias,
     PickedPerExample,
     WrittenOutComprehension,
 )
@@ -341,7 +343,10 @@ class ModuleContext:
                 if tree is None:
                     raise source.error(problem) from None
                 checked.add(key)
-                source = dataclasses.replace(source, tree=tree)
+                # (free names the rewritten code no longer reads but depends on, guarded as
+                # if it read them: `getattr(obj, NAME)` written as `obj.<its value>`)
+                source = dataclasses.replace(source, tree=tree, contents_read=(
+                    source.contents_read | getattr(problem, "reads", frozenset())))
             except InlineForKinds as problem:
                 # `vmap`: a helper's result of lanes of different types, which
                 # `passes.lane_kinds` follows once the helper is written out; once per helper
@@ -368,7 +373,8 @@ class ModuleContext:
 
 _REWRITTEN_WHEN_MET = (MaybeUnbound, MaybeNone, RetypedCarry, UnrolledLoop, MaskedScalarWrite,
                        WrittenOutComprehension, PickedPerExample, MayFallOff, SortedItems,
-                       MembershipOfNumbers, SpreadItems)
+                       MembershipOfNumbers, SpreadItems, NamedAttribute, MethodAlias,
+                       ChosenItems, ChosenBindings)
 """What the analysis raises where the function's source can be rewritten so that it goes on
 (`ModuleContext.specialize` retries with the rewritten tree, once per construct)."""
 
@@ -378,6 +384,7 @@ def _source_rewrite(source: FunctionSource, problem):
     construct (each is rewritten once), ``rewrite()`` the function's new tree (None: it
     cannot be, and ``problem`` is refused)."""
     from . import body_sugar
+    from .body_constructs import named_attributes
 
     tree = source.tree
     if isinstance(problem, MaybeUnbound):
@@ -418,6 +425,24 @@ def _source_rewrite(source: FunctionSource, problem):
         from .body_constructs.keyed import sorted_of_items
         return id(problem.node), lambda: sorted_of_items(
             tree, source.func, problem.node, problem.length)
+    if isinstance(problem, NamedAttribute):
+        # `getattr(obj, "name")` of a per-example record: `obj.name`
+        return id(problem.node), lambda: named_attributes.getattr_written(
+            tree, problem.node, problem.name, source.origins)
+    if isinstance(problem, MethodAlias):
+        # `f = obj.method` of a per-example record, then `f(...)`: `obj.method(...)`
+        return id(problem.node), lambda: named_attributes.method_alias_inlined(
+            tree, problem.node, source.origins)
+    if isinstance(problem, ChosenItems):
+        # `A if x > 0 else B` of two dicts of constants: `{k: A[k] if x > 0 else B[k]}`
+        from .body_constructs.chosen_tables import chosen_items
+        return id(problem.node), lambda: chosen_items(tree, problem.node, problem.keys,
+                                                      source.origins)
+    if isinstance(problem, ChosenBindings):
+        # `if x > 0: d = A` / `else: d = B` of dicts of the same keys: `d = {k: A[k]...}`
+        from .body_constructs.chosen_tables import chosen_bindings
+        return ("bindings", problem.name), lambda: chosen_bindings(
+            tree, problem.name, problem.keys, source.lookup, source.origins)
     if isinstance(problem, PickedPerExample):
         # `seq[k]` of per-example items: an `if` per position
         return id(problem.node), lambda: body_sugar.pick_item(

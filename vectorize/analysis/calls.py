@@ -28,6 +28,7 @@ from ..abstract import (
 )
 from ..body_constructs import generators
 from ..body_constructs.classes import WHY_NOT, fields_function, is_record, record_of
+from ..body_constructs.named_attributes import attribute_name, fixed_string
 from ..errors import Unsupported
 from ..introspect import python_function_of
 from ..rules.lanes import ENGINE_NAMES
@@ -112,6 +113,9 @@ class Calls:
         fn = python_function_of(func.example)     # numba's compiled function: its source
         if func.batched:
             raise Unsupported("calling a per-example value", node)
+        if fn is getattr and func.known and len(args) == 2 and len(node.args) == 2 and \
+                not kwargs and unpacked is None and getattr(args[0], "batched", False):
+            self._named_attribute(node, args[0], args[1])
         if func.known and fn in _DUNDERS and len(args) == 1 and not kwargs and \
                 self.helpers is not None:
             dunder = record_member(args[0], _DUNDERS[fn], dunders=True)
@@ -383,16 +387,46 @@ class Calls:
             # the array of the per-example results has the dtype NumPy gives a list of
             # such numbers (Python ints are int64, floats float64)
             return Value(True, np.asarray([out])[0])
+        if fn is getattr:
+            raise Unsupported("`getattr` of a per-example value by a name that is not a string "
+                              "the same on every run of this line (a literal, or a parameter "
+                              "or free name the function never rebinds)", node,
+                              "write the attribute itself (`obj.name`), or choose between "
+                              "attributes with `if`")
         if fn in WHY_NOT:
+            number = next((t.__name__ for t in (bool, int, float, complex)
+                           if issubclass(fn, t)), None)
             raise Unsupported(f"`{name}` is a class whose instances the engine cannot make "
                               f"from per-example values: {WHY_NOT[fn]}", node,
-                              "make it a @dataclass or NamedTuple of its values, or pass "
-                              "fallback='warn' to run this call per example")
+                              (f"compute with the number itself (`{number}(...)`) and make "
+                               f"the `{fn.__name__}` outside the function" if number else
+                               "make it a @dataclass or NamedTuple of its values") +
+                              ", or pass fallback='warn' to run this call per example")
         raise Unsupported(f"`{name}` has no batching rule, so it cannot be called on "
                           "per-example values", node,
                           "use a NumPy equivalent, register a rule with "
                           "vectorize.register_rule, or pass fallback='warn' to run this call "
                           "per example")
+
+    def _named_attribute(self, node: cst.Call, base, name) -> None:
+        """``getattr(obj, name)`` of a per-example record (or a value whose attribute has a
+        rule) and a string ``name`` the same on every run of the line: `NamedAttribute`,
+        which `transform` answers with ``obj.<name>``, the attribute Python reads. Anything
+        else goes on as a call without a rule."""
+        if not (isinstance(name, Value) and name.exact and not name.batched and
+                attribute_name(name.example) and
+                fixed_string(self.tree, node.args[1].value, self.params)):
+            return
+        if not (isinstance(base, TupleValue) and base.keys is not None or
+                name.example in self.registry.attributes):
+            return
+        arg = node.args[1].value
+        raise NamedAttribute(f"`getattr` of a per-example value by the name "
+                             f"{name.example!r}", node,
+                             f"write the attribute itself (`.{name.example}`)",
+                             name=name.example, reads=frozenset(
+                                 [arg.value] if type(arg) is cst.Name and
+                                 arg.value not in self.params else []))
 
     def _spread_items(self, node: cst.Call, unpacked: cst.Arg, fn) -> None:
         """``f(*t)`` of a tuple of per-example values and a function with a batching rule:
@@ -1230,6 +1264,18 @@ def _key_value_pairs(value):
     if len({k for k, _ in pairs}) != len(pairs):
         return None
     return pairs
+
+
+class NamedAttribute(Unsupported):
+    """``getattr(obj, name)`` (``node``) of a per-example ``obj`` and a string ``name`` the
+    same on every run of the line: `transform` retries with ``obj.<name>``
+    (`body_constructs.named_attributes.getattr_written`)."""
+
+    def __init__(self, message, node=None, suggestion="", *, name: str,
+                 reads: frozenset = frozenset()):
+        super().__init__(message, node, suggestion)
+        self.name = name
+        self.reads = reads      # the free name that gave ``name``: guarded all the same
 
 
 class SpreadItems(Unsupported):

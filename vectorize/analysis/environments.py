@@ -69,6 +69,12 @@ def join_envs(a: Env | None, b: Env | None, *, batched: bool, before: Env,
                                     "others, depending on a per-example condition", at,
                                     f"give `{name}` a number on every path", name=name,
                                     value=number)
+                keys = _same_keys(va, vb) if type(at) is cst.If else None
+                if keys is not None:
+                    raise ChosenBindings(f"`{name}` holds one of two dicts, depending on a "
+                                         "per-example condition", at, "choose each item "
+                                         "with its own conditional expression", name=name,
+                                         keys=keys)
                 no_per_example_choice_between(va, vb, f"`{name}` holds", at)
             out.values[name] = join(va, vb, force_batched=batched and changed) if changed else va
             if batched and changed:
@@ -155,6 +161,29 @@ class MaybeNone(Unsupported):
         super().__init__(message, node, suggestion)
         self.name = name
         self.value = value
+
+
+class ChosenBindings(Unsupported):
+    """A name that holds one of two dicts with the same ``keys`` after an ``if`` on a
+    per-example condition: `transform` retries with each binding of the name written as
+    the dict of its items (`body_constructs.chosen_tables.chosen_bindings`)."""
+
+    def __init__(self, message, node=None, suggestion="", *, name: str, keys: list):
+        super().__init__(message, node, suggestion)
+        self.name = name
+        self.keys = keys
+
+
+def _same_keys(a, b) -> list | None:
+    """The keys of two dicts the same for every example with the same keys, else None."""
+    if not (type(a) is Value and type(b) is Value and a.known and b.known and not a.batched
+            and not b.batched and type(a.example) is dict and type(b.example) is dict):
+        return None
+    keys = list(a.example)
+    if not keys or keys != list(b.example) or not all(
+            type(k) is str or type(k) is int and k >= 0 for k in keys):
+        return None
+    return keys
 
 
 def _number_or_none(a, b):

@@ -44,6 +44,7 @@ from ..abstract import (
     unbatched,
     uniform_narrow_lanes,
 )
+from ..body_constructs.chosen_tables import choosable, guarded_arm
 from ..body_constructs.classes import record_of
 from ..errors import UNDEFINED_NAME, Unsupported
 from ..introspect import stable_attribute
@@ -1050,6 +1051,17 @@ class Expressions:
             self._statement_raises = raising or (body_raises and orelse_raises)
             if not self._statement_raises:
                 return orelse if body_raises else body
+        if test.batched and isinstance(body, Value) and isinstance(orelse, Value) and \
+                body.known and orelse.known and not body.batched and not orelse.batched \
+                and all(v.exact or guarded_arm(arm, self.tree, self.params)
+                        for v, arm in ((body, node.body), (orelse, node.orelse))):
+            # (the keys written into the code are those the dicts have: constants, or a
+            # module's dicts, guarded by their items)
+            keys = choosable(node, body.example, orelse.example)
+            if keys is not None:
+                raise ChosenItems("a per-example choice between two dicts", node,
+                                  "choose each item with its own conditional expression",
+                                  keys=keys)
         if test.batched and not any(isinstance(v, Value) and v.known and v.example is None
                                     for v in (body, orelse)):
             # (`s if x > 5 else x * 2`: per example a string or an int, which numpy.vectorize
@@ -1246,6 +1258,10 @@ class Expressions:
             constant = class_constant(base, attr)
             if constant is not None:
                 return constant     # (a number or string of the class: `self.K`)
+            if isinstance(member, (types.FunctionType, classmethod, staticmethod)):
+                raise MethodAlias(f"the method `.{attr}` of a per-example record read "
+                                  "without calling it", node,
+                                  f"call it where it is read (`{_code(node)}(...)`)")
         if base.batched:
             rule = self.registry.attributes.get(attr)
             if rule is None or isinstance(base, TupleValue):
@@ -1813,6 +1829,22 @@ class MaskedScalarWrite(Unsupported):
     """``x[m]`` of a per-example 0-d value and a per-example truth value ``m`` (0 or 1
     items): `transform` retries with ``a[m] = e(x[m])`` as ``if m: a[()] = e(x)``
     (`body_sugar.masked_scalar_write`), else refuses with this message."""
+
+
+class ChosenItems(Unsupported):
+    """``a if test else b`` (``node``) of two dicts of constants with the same ``keys`` and
+    a per-example test: `transform` retries with the dict of per-key choices
+    (`body_constructs.chosen_tables.chosen_items`)."""
+
+    def __init__(self, message, node=None, suggestion="", *, keys: list):
+        super().__init__(message, node, suggestion)
+        self.keys = keys
+
+
+class MethodAlias(Unsupported):
+    """``f = obj.method`` of a per-example record (``node`` the attribute), not called
+    there: `transform` retries with each later ``f(...)`` written as ``obj.method(...)``
+    (`body_constructs.named_attributes.method_alias_inlined`)."""
 
 
 class PickedPerExample(Unsupported):

@@ -16,7 +16,7 @@ import numpy as np
 from ..introspect import source_lines
 
 PURE_BUILTINS = {len, range, int, float, bool, abs, min, max, round, tuple, list, sum, complex,
-                 str, divmod, pow, isinstance, sorted, reversed, enumerate, zip, type}
+                 str, divmod, pow, isinstance, sorted, reversed, enumerate, zip, type, dict}
 
 
 _IMPURE_NUMPY = {"copyto", "put", "place", "putmask", "fill_diagonal", "save", "savez",

@@ -80,10 +80,34 @@ def _plain_class(cls) -> bool:
         "<")
 
 
+def _not_plain(cls) -> str | None:
+    """Why a class of the user's (or a library's Python code) is not `_plain_class`, as a
+    phrase, or None (not a class of Python code: a builtin, a tuple, an exception)."""
+    if not isinstance(cls, type) or cls.__module__ == "builtins" or issubclass(
+            cls, (tuple, BaseException)):
+        return None
+    base = next((k for k in cls.__mro__[1:] if k is not object and
+                 k.__module__ == "builtins"), None)
+    if base is not None:
+        return (f"it subclasses the built-in `{base.__name__}`, whose instances the "
+                "engine does not model per example")
+    for k in cls.__mro__:
+        if k is not object and k.__dict__.get("__new__") is not None:
+            return f"`{k.__name__}` makes its instances in `__new__`"
+        for name in ("__setattr__", "__getattr__", "__getattribute__"):
+            if k is not object and name in k.__dict__:
+                return f"`{k.__name__}` defines `{name}`"
+    if type(cls).__call__ is not type.__call__:
+        return "its metaclass makes its instances (`__call__`)"
+    if getattr(cls, "__abstractmethods__", None):
+        return "it is abstract (making an instance raises TypeError)"
+    return None
+
+
 def _make(cls):
     """``(function, record class)``, or why not (a phrase), or None (not a plain class)."""
     if not _plain_class(cls):
-        return None
+        return _not_plain(cls)
     init = cls.__init__
     text = textwrap.dedent(inspect.getsource(init))
     module = cst.parse_module(text)
