@@ -2230,6 +2230,19 @@ class _PythonBoolArithmetic(cst.CSTTransformer):
             self.shared = True
         return True
 
+    def shared_counted(self, operands, original) -> bool:
+        """Whether ``original``, arithmetic on ``operands``, is on Python bools the same for
+        every example, of the arguments (`shared_bools`): it computes an int then (``True +
+        (k < 0)`` is 2), which the analysis, on NumPy scalars for them (numpy.vectorize's
+        first example, a NumPy bool), took for a bool, and a rule for bools would treat it
+        as one (``a and flag`` as ``a & flag``: ``True & 2`` is 0). The caller writes it on
+        ``int(...)`` of an operand, which the analysis then sees as the int it is."""
+        if not self.shared_bools(operands) or all(
+                self.checks.value(n).exact for n in operands):
+            return False
+        self.counted.add(original)
+        return True
+
     def python_bool(self, node) -> bool:
         if node in self.counted:
             return False                # (an int already)
@@ -2336,7 +2349,8 @@ class _PythonBoolArithmetic(cst.CSTTransformer):
         self.refuse_mixed_bools([original_node.expression], original_node)
         if not self.batched_bool(original_node.expression):
             self.refuse_unknown([original_node.expression], original_node)
-            self.shared_bools([original_node.expression])
+            if self.shared_counted([original_node.expression], original_node):
+                return updated_node.with_changes(expression=_as_int(updated_node.expression))
             return updated_node
         self.counted.add(original_node)
         return updated_node.with_changes(expression=_as_int(updated_node.expression))
@@ -2349,7 +2363,9 @@ class _PythonBoolArithmetic(cst.CSTTransformer):
             return updated_node
         if not self.batched_bool(original_node.args[0].value):
             self.refuse_unknown([original_node.args[0].value], original_node)
-            self.shared_bools([original_node.args[0].value])
+            if self.shared_counted([original_node.args[0].value], original_node):
+                return _as_int(updated_node.args[0].value).with_changes(
+                    lpar=updated_node.lpar, rpar=updated_node.rpar)
             return updated_node
         self.counted.add(original_node)
         return _as_int(updated_node.args[0].value).with_changes(
@@ -2366,10 +2382,10 @@ class _PythonBoolArithmetic(cst.CSTTransformer):
             return updated_node
         operands = (original_node.target, original_node.value)
         values = [self.checks.value(n) for n in operands]
-        if not any(v is not None and v.batched for v in values):
-            self.shared_bools(operands)
+        shared = not any(v is not None and v.batched for v in values)
+        if shared and not self.shared_counted(operands, original_node):
             return updated_node
-        if not (self.python_bool(original_node.value) and self.target_bool(
+        if not shared and not (self.python_bool(original_node.value) and self.target_bool(
                 original_node.target)):
             self.refuse_unknown(operands, original_node)
             return updated_node
@@ -2387,7 +2403,8 @@ class _PythonBoolArithmetic(cst.CSTTransformer):
         operands = (original_node.left, original_node.right)
         values = [self.checks.value(n) for n in operands]
         if not any(v is not None and v.batched for v in values):
-            self.shared_bools(operands)
+            if self.shared_counted(operands, original_node):
+                return updated_node.with_changes(left=_as_int(updated_node.left))
             return updated_node
         if all(v is not None and v.rank == 0 and v.kind == "b" for v in values) or type(
                 original_node.operator) in _INT8_OPERATORS:

@@ -1,0 +1,58 @@
+"""Wrong results found by sweep35's fresh-seed sweep of the fuzzers (`benchmarks/fuzz_*.py`,
+seeds 35000 and up), each as its minimized program against its reference: numpy.vectorize for
+`vectorize`, the per-example loop for `vmap`."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from vectorize import vectorize
+
+BACKENDS = ["numpy", "jax", "torch"]
+
+
+def _same(got, want):
+    got, want = np.asarray(got), np.asarray(want)
+    assert got.dtype == want.dtype, (got.dtype, want.dtype)
+    np.testing.assert_array_equal(got, want)
+
+
+def _flag_counted(a, b):
+    flag = True
+    flag += (b < 0)
+    return (abs(b) - (a and flag)), a
+
+
+def _flag_sum_and(a, b):
+    flag = (b < 0) + (b < 1)
+    return a and flag
+
+
+def _flag_or_negated(a, b):
+    return a or -(b < 0)
+
+
+def _flag_abs_or(a, b):
+    return a or abs(b < 0) + (b < 0)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("func", [_flag_counted, _flag_sum_and, _flag_or_negated,
+                                  _flag_abs_or])
+@pytest.mark.parametrize("b", [-32768, -5, 3, np.array(-5)])
+def test_shared_python_bool_arithmetic_is_an_int(func, b, backend):
+    """fuzz_bools seed 35121: ``flag = True; flag += (b < 0)`` of a shared Python int ``b``
+    is the int 2 (Python's bools add as ints), which the analysis, on numpy.vectorize's
+    first example of NumPy scalars, took for the bool ``np.True_ + np.True_``: ``a and
+    flag`` of a per-example bool ``a`` became ``a & flag``, ``True & 2`` 0 (32768 where
+    numpy.vectorize gives 32766)."""
+    a = np.array([True, False, True])
+    want = np.vectorize(func)(a, b)
+    got = vectorize(func, fallback="error", backend=backend)(a, b)
+    if isinstance(want, tuple):
+        assert isinstance(got, tuple) and len(got) == len(want)
+        for g, w in zip(got, want):
+            _same(g, w)
+    else:
+        _same(got, want)
