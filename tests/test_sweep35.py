@@ -10,6 +10,7 @@ import pytest
 from vectorize import vectorize
 
 BACKENDS = ["numpy", "jax", "torch"]
+NOT_TORCH = ["numpy", "jax"]     # (PyTorch refuses `round` of a tensor)
 
 
 def _same(got, want):
@@ -55,4 +56,35 @@ def test_shared_python_bool_arithmetic_is_an_int(func, b, backend):
         for g, w in zip(got, want):
             _same(g, w)
     else:
+        _same(got, want)
+
+
+def _rounded(a, n=1):
+    return round(a, n)
+
+
+def _outcome(call):
+    try:
+        return call(), None
+    except Exception as exc:  # noqa: BLE001 -- compared by type
+        return None, type(exc)
+
+
+INT64 = np.iinfo(np.int64)
+
+
+@pytest.mark.parametrize("backend", NOT_TORCH)
+@pytest.mark.parametrize("n", [-1, -2, -20, 1, np.int64(-1), np.array(-1)])
+@pytest.mark.parametrize("a", [
+    [INT64.min], [INT64.max], [INT64.min + 3], [INT64.max - 4, 15], [15, -7, 250]])
+def test_round_of_an_int_to_a_shared_number_of_digits_overflows(a, n, backend):
+    """fuzz_options seed 35105: ``round(a, n)`` of an int64 ``a`` and a shared ``n`` (not a
+    literal) had no OverflowError check: ``round(-2**63, -1)`` is -2**63 - 2 to Python
+    (numpy.vectorize: OverflowError), the batch wrapped it to 2**63 - 2; with a NumPy int
+    ``n`` (handed as it is) not even the values near the ends were checked."""
+    a = np.array(a)
+    want, want_exc = _outcome(lambda: np.vectorize(_rounded)(a, n))
+    got, got_exc = _outcome(lambda: vectorize(_rounded, fallback="error", backend=backend)(a, n))
+    assert got_exc is want_exc
+    if want_exc is None:
         _same(got, want)

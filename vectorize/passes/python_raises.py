@@ -1278,7 +1278,9 @@ class _Checks:
             # (`np.int64(float(x))`: the constructor raises for the Python number, where
             # the batch's conversion of the array wraps)
             return python_errors.numpy_int_checks(fn, nodes[0], values[0])
-        if any(self.numpy_valued(n) for n in nodes):
+        # (`round(n, k)` of a Python int `n` is Python's whatever `k` is: a NumPy int `k`
+        # is only the number of digits)
+        if any(self.numpy_valued(n) for n in (nodes[:1] if fn is builtins.round else nodes)):
             if fn in (builtins.divmod, builtins.pow) and len(nodes) == 2:
                 # `divmod(y, r)` / `pow(y, r)` of a narrow NumPy int and a per-example
                 # Python int: NEP 50 as for the operators (`y // r`, `y ** r`)
