@@ -4,10 +4,12 @@ seeds 35000 and up), each as its minimized program against its reference: numpy.
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 import pytest
 
-from vectorize import vectorize
+from vectorize import vectorize, vmap
 
 BACKENDS = ["numpy", "jax", "torch"]
 NOT_TORCH = ["numpy", "jax"]     # (PyTorch refuses `round` of a tensor)
@@ -17,6 +19,15 @@ def _same(got, want):
     got, want = np.asarray(got), np.asarray(want)
     assert got.dtype == want.dtype, (got.dtype, want.dtype)
     np.testing.assert_array_equal(got, want)
+
+
+def _tuple_same(got, want):
+    if isinstance(want, tuple):
+        assert isinstance(got, tuple) and len(got) == len(want)
+        for g, w in zip(got, want):
+            _same(g, w)
+    else:
+        _same(got, want)
 
 
 def _flag_counted(a, b):
@@ -51,12 +62,7 @@ def test_shared_python_bool_arithmetic_is_an_int(func, b, backend):
     a = np.array([True, False, True])
     want = np.vectorize(func)(a, b)
     got = vectorize(func, fallback="error", backend=backend)(a, b)
-    if isinstance(want, tuple):
-        assert isinstance(got, tuple) and len(got) == len(want)
-        for g, w in zip(got, want):
-            _same(g, w)
-    else:
-        _same(got, want)
+    _tuple_same(got, want)
 
 
 def _rounded(a, n=1):
@@ -88,3 +94,48 @@ def test_round_of_an_int_to_a_shared_number_of_digits_overflows(a, n, backend):
     assert got_exc is want_exc
     if want_exc is None:
         _same(got, want)
+
+
+def _divmod_of_python_bools(x, y, n):
+    v0 = float(n).is_integer()
+    v2 = math.isclose(y, y, rel_tol=1e-3)
+    q3, v3 = divmod(v0, v2)
+    return v3 + q3
+
+
+def _method_bools_added(x, y, n):
+    v0 = float(n).is_integer()
+    v2 = math.isclose(y, y, rel_tol=1e-3)
+    return v0 + v2, v0 // v2, v0 * 3 - v2
+
+
+X3 = np.array([1.0, -2.0, 0.5, 3.0])
+Y3 = np.array([3, 4, 5, 6])
+N3 = np.array([1, 2, 3, -4])
+
+
+@pytest.mark.parametrize("backend", NOT_TORCH)
+@pytest.mark.parametrize("func", [_divmod_of_python_bools])
+def test_divmod_of_python_bools_is_of_ints(func, backend):
+    """fuzz_hunt12 seed 35283: ``divmod(v0, v2)`` of two per-example Python bools is
+    ``(1, 0)``, ints (numpy.vectorize: int64); the batch's ``np.divmod`` of bool arrays
+    makes int8 (the operators ``//``, ``%`` already counted such bools as ints)."""
+    want = np.vectorize(func)(X3, Y3, N3)
+    got = vectorize(func, fallback="error", backend=backend)(X3, Y3, N3)
+    _tuple_same(got, want)
+
+
+@pytest.mark.parametrize("backend", NOT_TORCH)
+@pytest.mark.parametrize("func", [_divmod_of_python_bools, _method_bools_added])
+def test_vmap_bools_of_python_methods_count_as_ints(func, backend):
+    """The same program under vmap: ``float(n).is_integer()`` is a Python bool per example
+    (of a NumPy scalar too), which `analysis.python_numbers` took for a NumPy bool, so
+    ``v0 + v2`` stayed NumPy's logical or (True where the loop gives 2) and ``divmod`` an
+    int8."""
+    rows = [func(X3[i], Y3[i], N3[i]) for i in range(len(X3))]
+    if isinstance(rows[0], tuple):
+        want = tuple(np.stack([np.asarray(r[k]) for r in rows]) for k in range(len(rows[0])))
+    else:
+        want = np.stack([np.asarray(r) for r in rows])
+    got = vmap(func, backend=backend)(X3, Y3, N3)
+    _tuple_same(got, want)

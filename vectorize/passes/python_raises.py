@@ -2358,6 +2358,8 @@ class _PythonBoolArithmetic(cst.CSTTransformer):
         return updated_node.with_changes(expression=_as_int(updated_node.expression))
 
     def leave_Call(self, original_node, updated_node):
+        if self.checks.example(original_node.func) in (builtins.divmod, builtins.pow):
+            return self.counted_call(original_node, updated_node)
         # `abs(b)`: an int in Python, a bool in NumPy: `int(b)`
         if self.checks.example(original_node.func) is not builtins.abs or len(
                 original_node.args) != 1 or original_node.args[0].keyword is not None or \
@@ -2372,6 +2374,39 @@ class _PythonBoolArithmetic(cst.CSTTransformer):
         self.counted.add(original_node)
         return _as_int(updated_node.args[0].value).with_changes(
             lpar=updated_node.lpar, rpar=updated_node.rpar)
+
+    def counted_call(self, original_node, updated_node):
+        """``divmod(a, b)`` / ``pow(a, b)`` of Python bools per example (``divmod(True,
+        True)`` is ``(1, 0)``), or of one and a Python int: ints in Python, NumPy's int8 on
+        bool arrays (no bool loop). The bool made an int, as for the operators
+        (`leave_BinaryOperation`)."""
+        args = original_node.args
+        if len(args) != 2 or any(a.star or a.keyword is not None for a in args):
+            return updated_node
+        operands = (args[0].value, args[1].value)
+        values = [self.checks.value(n) for n in operands]
+        if not any(v is not None and v.batched for v in values):
+            if self.shared_counted(operands, original_node):
+                return updated_node.with_changes(args=[
+                    updated_node.args[0].with_changes(
+                        value=_as_int(updated_node.args[0].value)),
+                    updated_node.args[1]])
+            return updated_node
+        bools = [self.python_bool(n) for n in operands]
+        if all(bools):
+            self.refuse_mixed_bools(operands, original_node)
+            k = 0 if values[0].batched else 1
+        else:
+            found = [k for k, (b, v, other) in enumerate(zip(bools, values, operands[::-1]))
+                     if b and v.batched and self._python_int(other)]
+            if not found:
+                self.refuse_unknown(operands, original_node)
+                return updated_node
+            k = found[0]
+        self.counted.add(original_node)
+        new = list(updated_node.args)
+        new[k] = new[k].with_changes(value=_as_int(new[k].value))
+        return updated_node.with_changes(args=new)
 
     def batched_bool(self, node) -> bool:
         value = self.checks.value(node)
