@@ -139,3 +139,32 @@ def test_vmap_bools_of_python_methods_count_as_ints(func, backend):
         want = np.stack([np.asarray(r) for r in rows])
     got = vmap(func, backend=backend)(X3, Y3, N3)
     _tuple_same(got, want)
+
+
+def _floor_shifted(a, b):
+    m = math.floor(b)
+    acc = m
+    for _ in range(4):
+        acc = (acc << 13) ^ m
+    return acc % 1000 + a
+
+
+def _rounded_products(a, b):
+    return math.ceil(b) * 2 ** 60 % 1000 + a, math.trunc(b) * 2 ** 60 % 7
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("func", [_floor_shifted, _rounded_products])
+@pytest.mark.parametrize("b", [1e16, 1e19, -2.5, float("nan")])
+def test_math_floor_of_an_excluded_python_float_is_a_python_int(func, b, backend):
+    """fuzz_hunt14 seed 35273: ``math.floor(b)`` of an argument excluded by name (a Python
+    float handed to every example as it is) became ``np.floor(b).astype(int)``, an int64,
+    and nothing checked the arithmetic after it (a value held as it is is Python's): the
+    shifts of 10**16 wrapped (672 where numpy.vectorize gives 32)."""
+    a = np.array([0.5, 2.0])
+    want, want_exc = _outcome(lambda: np.vectorize(func, excluded={"b"})(a, b=b))
+    got, got_exc = _outcome(lambda: vectorize(func, excluded={"b"}, fallback="error",
+                                              backend=backend)(a, b=b))
+    assert got_exc is want_exc
+    if want_exc is None:
+        _tuple_same(got, want)
