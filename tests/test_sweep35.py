@@ -168,3 +168,19 @@ def test_math_floor_of_an_excluded_python_float_is_a_python_int(func, b, backend
     assert got_exc is want_exc
     if want_exc is None:
         _tuple_same(got, want)
+
+
+def _isclose_doubled(x, y, n):
+    v0 = math.isclose(n, n, rel_tol=1e-3)
+    return v0 + v0
+
+
+@pytest.mark.parametrize("backend", NOT_TORCH)
+@pytest.mark.parametrize("n", [3, np.array([3, 4, 5, 6, 7])])
+def test_shared_isclose_doubled_is_two(n, backend):
+    """fuzz_hunt12 seed 35243: ``v0 + v0`` of ``math.isclose(n, n)`` for a shared ``n`` is
+    2 per example (numpy.vectorize: int64 2), the batch's NumPy bool 1 (the cause of
+    `test_shared_python_bool_arithmetic_is_an_int`)."""
+    x = np.arange(1, 6, dtype=np.uint64)
+    _same(vectorize(_isclose_doubled, fallback="error", backend=backend)(x, x, n),
+          np.vectorize(_isclose_doubled)(x, x, n))
