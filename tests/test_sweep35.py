@@ -184,3 +184,19 @@ def test_shared_isclose_doubled_is_two(n, backend):
     x = np.arange(1, 6, dtype=np.uint64)
     _same(vectorize(_isclose_doubled, fallback="error", backend=backend)(x, x, n),
           np.vectorize(_isclose_doubled)(x, x, n))
+
+
+def _abs_of_a_bool_arm(a, b):
+    return abs(b if b else (not a)), 0.5
+
+
+@pytest.mark.parametrize("backend", NOT_TORCH)
+@pytest.mark.parametrize("b", [0, 3, -2])
+def test_abs_of_a_choice_with_a_python_bool_arm_is_an_int(b, backend):
+    """fuzz_bools seed 35655: ``abs(b if b else (not a))`` with a shared ``b`` of 0 is
+    ``abs`` of a Python bool per example, an int (numpy.vectorize: int64 0 and 1); the
+    batch took the bool arm's array as it is (bool). The arm is made the int the choice
+    joins into, as for ``+`` (`bool_arms_counted`)."""
+    a = np.array([-np.inf, 0.5, 0.0, 2.0, np.nan, -0.0])
+    _tuple_same(vectorize(_abs_of_a_bool_arm, fallback="error", backend=backend)(a, b),
+                np.vectorize(_abs_of_a_bool_arm)(a, b))

@@ -2366,6 +2366,13 @@ class _PythonBoolArithmetic(cst.CSTTransformer):
                 original_node.args[0].star:
             return updated_node
         if not self.batched_bool(original_node.args[0].value):
+            # (`abs(c if k else (not a))`: an int per example where the bool arm runs)
+            counted = self.arms_counted(original_node.args[0].value, updated_node.args[0].value) \
+                if self.bool_on_some_lanes(original_node.args[0].value) else None
+            if counted is not None:
+                self.counted.add(original_node)
+                return updated_node.with_changes(
+                    args=[updated_node.args[0].with_changes(value=counted)])
             self.refuse_unknown([original_node.args[0].value], original_node)
             if self.shared_counted([original_node.args[0].value], original_node):
                 return _as_int(updated_node.args[0].value).with_changes(
@@ -2489,25 +2496,32 @@ class _PythonBoolArithmetic(cst.CSTTransformer):
             return None
         changes = {}
         for side, n, on_some in zip(("left", "right"), operands, some):
-            value, new = self.checks.value(n), getattr(updated_node, side)
-            if not (on_some and value.kind in _NUMBER_OF_KIND and type(n) is cst.IfExp and
-                    type(new) is cst.IfExp):
-                continue
-            # (each bool arm made the number: `int(...)` of the joined int would be no
-            # conversion in the batch)
-            arms = {}
-            for field in ("body", "orelse"):
-                arm = self.checks.value(getattr(n, field))
-                if arm is not None and arm.rank == 0 and arm.kind == "b" and \
-                        self.python_bool(getattr(n, field)):
-                    arms[field] = cst.Call(cst.Name(_NUMBER_OF_KIND[value.kind]), [
-                        cst.Arg(getattr(new, field).with_changes(lpar=[], rpar=[]))])
-            if arms:
-                changes[side] = new.with_changes(**arms)
+            counted = self.arms_counted(n, getattr(updated_node, side)) if on_some else None
+            if counted is not None:
+                changes[side] = counted
         if not changes:
             return None
         self.counted.update(operands)
         return updated_node.with_changes(**changes)
+
+    def arms_counted(self, n, new):
+        """``new`` (the rewritten ``n``), a choice whose number is a Python bool on some
+        examples (`bool_on_some_lanes`), with each Python bool arm made the number the
+        choice joins into (``int(...)``); None where there is no such arm."""
+        value = self.checks.value(n)
+        if not (value is not None and value.kind in _NUMBER_OF_KIND and type(n) is cst.IfExp
+                and type(new) is cst.IfExp):
+            return None
+        # (each bool arm made the number: `int(...)` of the joined int would be no
+        # conversion in the batch)
+        arms = {}
+        for field in ("body", "orelse"):
+            arm = self.checks.value(getattr(n, field))
+            if arm is not None and arm.rank == 0 and arm.kind == "b" and \
+                    self.python_bool(getattr(n, field)):
+                arms[field] = cst.Call(cst.Name(_NUMBER_OF_KIND[value.kind]), [
+                    cst.Arg(getattr(new, field).with_changes(lpar=[], rpar=[]))])
+        return new.with_changes(**arms) if arms else None
 
     def target_bool(self, target) -> bool:
         """Whether the target of ``n += ...`` is a Python bool per example before (the
