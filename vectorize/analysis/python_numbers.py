@@ -205,9 +205,11 @@ class PythonNumbers:
         return out or _NP
 
     def _call(self, node: cst.Call, seen) -> frozenset:
-        if type(node.func) is cst.Attribute and node.func.attr.value in ("item", "tolist") \
-                and not node.args:
-            return _PY     # a NumPy scalar's (or 0-d array's) Python number
+        if type(node.func) is cst.Attribute and node.func.attr.value in (
+                "item", "tolist", "is_integer", "bit_length", "bit_count") and not node.args:
+            # a NumPy scalar's (or 0-d array's) Python number; `x.is_integer()` is a Python
+            # bool and `n.bit_count()` a Python int of a NumPy scalar too
+            return _PY
         fn = self.example(node.func)
         args = [a.value for a in node.args]
         if fn in _ALWAYS:

@@ -1278,7 +1278,9 @@ class _Checks:
             # (`np.int64(float(x))`: the constructor raises for the Python number, where
             # the batch's conversion of the array wraps)
             return python_errors.numpy_int_checks(fn, nodes[0], values[0])
-        if any(self.numpy_valued(n) for n in nodes):
+        # (`round(n, k)` of a Python int `n` is Python's whatever `k` is: a NumPy int `k`
+        # is only the number of digits)
+        if any(self.numpy_valued(n) for n in (nodes[:1] if fn is builtins.round else nodes)):
             if fn in (builtins.divmod, builtins.pow) and len(nodes) == 2:
                 # `divmod(y, r)` / `pow(y, r)` of a narrow NumPy int and a per-example
                 # Python int: NEP 50 as for the operators (`y // r`, `y ** r`)
@@ -2230,6 +2232,19 @@ class _PythonBoolArithmetic(cst.CSTTransformer):
             self.shared = True
         return True
 
+    def shared_counted(self, operands, original) -> bool:
+        """Whether ``original``, arithmetic on ``operands``, is on Python bools the same for
+        every example, of the arguments (`shared_bools`): it computes an int then (``True +
+        (k < 0)`` is 2), which the analysis, on NumPy scalars for them (numpy.vectorize's
+        first example, a NumPy bool), took for a bool, and a rule for bools would treat it
+        as one (``a and flag`` as ``a & flag``: ``True & 2`` is 0). The caller writes it on
+        ``int(...)`` of an operand, which the analysis then sees as the int it is."""
+        if not self.shared_bools(operands) or all(
+                self.checks.value(n).exact for n in operands):
+            return False
+        self.counted.add(original)
+        return True
+
     def python_bool(self, node) -> bool:
         if node in self.counted:
             return False                # (an int already)
@@ -2336,24 +2351,69 @@ class _PythonBoolArithmetic(cst.CSTTransformer):
         self.refuse_mixed_bools([original_node.expression], original_node)
         if not self.batched_bool(original_node.expression):
             self.refuse_unknown([original_node.expression], original_node)
-            self.shared_bools([original_node.expression])
+            if self.shared_counted([original_node.expression], original_node):
+                return updated_node.with_changes(expression=_as_int(updated_node.expression))
             return updated_node
         self.counted.add(original_node)
         return updated_node.with_changes(expression=_as_int(updated_node.expression))
 
     def leave_Call(self, original_node, updated_node):
+        if self.checks.example(original_node.func) in (builtins.divmod, builtins.pow):
+            return self.counted_call(original_node, updated_node)
         # `abs(b)`: an int in Python, a bool in NumPy: `int(b)`
         if self.checks.example(original_node.func) is not builtins.abs or len(
                 original_node.args) != 1 or original_node.args[0].keyword is not None or \
                 original_node.args[0].star:
             return updated_node
         if not self.batched_bool(original_node.args[0].value):
+            # (`abs(c if k else (not a))`: an int per example where the bool arm runs)
+            counted = self.arms_counted(original_node.args[0].value, updated_node.args[0].value) \
+                if self.bool_on_some_lanes(original_node.args[0].value) else None
+            if counted is not None:
+                self.counted.add(original_node)
+                return updated_node.with_changes(
+                    args=[updated_node.args[0].with_changes(value=counted)])
             self.refuse_unknown([original_node.args[0].value], original_node)
-            self.shared_bools([original_node.args[0].value])
+            if self.shared_counted([original_node.args[0].value], original_node):
+                return _as_int(updated_node.args[0].value).with_changes(
+                    lpar=updated_node.lpar, rpar=updated_node.rpar)
             return updated_node
         self.counted.add(original_node)
         return _as_int(updated_node.args[0].value).with_changes(
             lpar=updated_node.lpar, rpar=updated_node.rpar)
+
+    def counted_call(self, original_node, updated_node):
+        """``divmod(a, b)`` / ``pow(a, b)`` of Python bools per example (``divmod(True,
+        True)`` is ``(1, 0)``), or of one and a Python int: ints in Python, NumPy's int8 on
+        bool arrays (no bool loop). The bool made an int, as for the operators
+        (`leave_BinaryOperation`)."""
+        args = original_node.args
+        if len(args) != 2 or any(a.star or a.keyword is not None for a in args):
+            return updated_node
+        operands = (args[0].value, args[1].value)
+        values = [self.checks.value(n) for n in operands]
+        if not any(v is not None and v.batched for v in values):
+            if self.shared_counted(operands, original_node):
+                return updated_node.with_changes(args=[
+                    updated_node.args[0].with_changes(
+                        value=_as_int(updated_node.args[0].value)),
+                    updated_node.args[1]])
+            return updated_node
+        bools = [self.python_bool(n) for n in operands]
+        if all(bools):
+            self.refuse_mixed_bools(operands, original_node)
+            k = 0 if values[0].batched else 1
+        else:
+            found = [k for k, (b, v, other) in enumerate(zip(bools, values, operands[::-1]))
+                     if b and v.batched and self._python_int(other)]
+            if not found:
+                self.refuse_unknown(operands, original_node)
+                return updated_node
+            k = found[0]
+        self.counted.add(original_node)
+        new = list(updated_node.args)
+        new[k] = new[k].with_changes(value=_as_int(new[k].value))
+        return updated_node.with_changes(args=new)
 
     def batched_bool(self, node) -> bool:
         value = self.checks.value(node)
@@ -2366,10 +2426,10 @@ class _PythonBoolArithmetic(cst.CSTTransformer):
             return updated_node
         operands = (original_node.target, original_node.value)
         values = [self.checks.value(n) for n in operands]
-        if not any(v is not None and v.batched for v in values):
-            self.shared_bools(operands)
+        shared = not any(v is not None and v.batched for v in values)
+        if shared and not self.shared_counted(operands, original_node):
             return updated_node
-        if not (self.python_bool(original_node.value) and self.target_bool(
+        if not shared and not (self.python_bool(original_node.value) and self.target_bool(
                 original_node.target)):
             self.refuse_unknown(operands, original_node)
             return updated_node
@@ -2387,7 +2447,8 @@ class _PythonBoolArithmetic(cst.CSTTransformer):
         operands = (original_node.left, original_node.right)
         values = [self.checks.value(n) for n in operands]
         if not any(v is not None and v.batched for v in values):
-            self.shared_bools(operands)
+            if self.shared_counted(operands, original_node):
+                return updated_node.with_changes(left=_as_int(updated_node.left))
             return updated_node
         if all(v is not None and v.rank == 0 and v.kind == "b" for v in values) or type(
                 original_node.operator) in _INT8_OPERATORS:
@@ -2435,25 +2496,32 @@ class _PythonBoolArithmetic(cst.CSTTransformer):
             return None
         changes = {}
         for side, n, on_some in zip(("left", "right"), operands, some):
-            value, new = self.checks.value(n), getattr(updated_node, side)
-            if not (on_some and value.kind in _NUMBER_OF_KIND and type(n) is cst.IfExp and
-                    type(new) is cst.IfExp):
-                continue
-            # (each bool arm made the number: `int(...)` of the joined int would be no
-            # conversion in the batch)
-            arms = {}
-            for field in ("body", "orelse"):
-                arm = self.checks.value(getattr(n, field))
-                if arm is not None and arm.rank == 0 and arm.kind == "b" and \
-                        self.python_bool(getattr(n, field)):
-                    arms[field] = cst.Call(cst.Name(_NUMBER_OF_KIND[value.kind]), [
-                        cst.Arg(getattr(new, field).with_changes(lpar=[], rpar=[]))])
-            if arms:
-                changes[side] = new.with_changes(**arms)
+            counted = self.arms_counted(n, getattr(updated_node, side)) if on_some else None
+            if counted is not None:
+                changes[side] = counted
         if not changes:
             return None
         self.counted.update(operands)
         return updated_node.with_changes(**changes)
+
+    def arms_counted(self, n, new):
+        """``new`` (the rewritten ``n``), a choice whose number is a Python bool on some
+        examples (`bool_on_some_lanes`), with each Python bool arm made the number the
+        choice joins into (``int(...)``); None where there is no such arm."""
+        value = self.checks.value(n)
+        if not (value is not None and value.kind in _NUMBER_OF_KIND and type(n) is cst.IfExp
+                and type(new) is cst.IfExp):
+            return None
+        # (each bool arm made the number: `int(...)` of the joined int would be no
+        # conversion in the batch)
+        arms = {}
+        for field in ("body", "orelse"):
+            arm = self.checks.value(getattr(n, field))
+            if arm is not None and arm.rank == 0 and arm.kind == "b" and \
+                    self.python_bool(getattr(n, field)):
+                arms[field] = cst.Call(cst.Name(_NUMBER_OF_KIND[value.kind]), [
+                    cst.Arg(getattr(new, field).with_changes(lpar=[], rpar=[]))])
+        return new.with_changes(**arms) if arms else None
 
     def target_bool(self, target) -> bool:
         """Whether the target of ``n += ...`` is a Python bool per example before (the

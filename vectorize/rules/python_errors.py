@@ -680,10 +680,22 @@ def builtin_checks(fn, arg_nodes: list, args: list, result) -> list:
         # from n: beyond the output's int dtype near its ends (`round(255, -1)` is 260,
         # which numpy.vectorize cannot store in uint8: OverflowError)
         digits, limits = _exact_number(args[1]), int_limits(result)
-        if digits is None or digits >= 0 or limits is None:
+        if limits is None or digits is not None and digits >= 0 or _kind(args[1]) != "i" \
+                or args[1].batched:
             return []
-        half = 10 ** int(-digits) // 2
         lo, hi = limits
+        if digits is None:
+            # (the same for every example, but not known here: ``round(a, n)`` of a shared
+            # ``n``, Python's int or a NumPy one. Beyond ``most`` digits every value of the
+            # dtype rounds to 0; the half of the power stays within the dtype, as the
+            # backends' comparisons need, JAX's too)
+            most = max(k for k in range(40) if 10 ** k // 2 <= hi)
+            half = f"10 ** min(max(-int({{n}}), 0), {most}) // 2"
+            test = f"0 < -int({{n}}) <= {most} and ({{x}} > {hi} - {half}" + (
+                f" or {{x}} < {lo} + {half})" if lo < 0 else ")")
+            return [Check("OverflowError", _INT_TOO_LARGE, test,
+                          {"x": arg_nodes[0], "n": arg_nodes[1]})]
+        half = 10 ** int(-digits) // 2
         test = f"{{x}} > {hi - half}" + (f" or {{x}} < {lo + half}" if lo < 0 else "")
         return [Check("OverflowError", _INT_TOO_LARGE, test, {"x": arg_nodes[0]})]
     if fn is builtins.abs and len(args) == 1:
