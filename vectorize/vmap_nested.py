@@ -202,8 +202,16 @@ def _written_back(copies):
 def _same_along(grid, axis, n, name):
     """``grid`` without its axis ``axis``, whose ``n`` entries must be equal (an output of a
     nested vmap with out_axes None at that level)."""
-    first = grid[(slice(None),) * axis + (0,)] if n else None
-    if n == 0 or any(not _equal(first, grid[(slice(None),) * axis + (k,)])
+    if n == 0:
+        # (JAX traces the function: it knows the output does not depend on that level's
+        # arguments without any example of it; the flat call computes outputs from examples)
+        raise call_error(f"vmap cannot give an output of `{name}` with out_axes None where "
+                          "its level of this nested vmap has no examples (a mapped axis "
+                          "of size 0): the nested vmap computes every output from the "
+                          "examples", "give out_axes an int for that output, or call it "
+                          "with at least one example at that level")
+    first = grid[(slice(None),) * axis + (0,)]
+    if any(not _equal(first, grid[(slice(None),) * axis + (k,)])
                      for k in range(1, n)):
         raise call_error(f"vmap has mapped output but out_axes is None (`{name}`: its "
                           "output differs along that level's axis)",

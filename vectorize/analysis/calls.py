@@ -286,7 +286,9 @@ class Calls:
         if rule is not None:
             args, kwargs = self._array_operands(node, rule, args, kwargs)
             if not kwargs and fn is not ENGINE_NAMES.get("__any_lane__") and \
-                    fn is not ENGINE_NAMES.get("__raise_lane__"):
+                    fn is not ENGINE_NAMES.get("__raise_lane__") and not rule.takes_trees:
+                # (a rule that takes pytrees runs the call on the examples in its own
+                # `infer`, a dict argument as a dict: `.example` of one is a tuple)
                 self._must_not_raise(rule.shadow or fn, args, node,
                                      lambda: f"`{_code(node.func)}`")
             site = Site(args=args, nodes=[], kwargs={k: (None, v) for k, v in kwargs.items()},

@@ -234,20 +234,23 @@ class Faithful:
 
     def converted(self, site):
         wanted = _result_dtype(site.result)
-        if wanted is not None and _elementwise(site.func) and len(site.nodes) == len(
+        operator = site.func is None and isinstance(site.node, cst.BinaryOperation)
+        if wanted is not None and (_elementwise(site.func) or (
+                operator and not site.python_semantics)) and len(site.nodes) == len(
                 site.args) and any(_python_number(v) for v in site.args) and isinstance(
                     site.result.example, (np.generic, np.ndarray)):
             # a NumPy function of Python numbers gives a strongly typed NumPy value
             # (np.where(b, 1.5, -0.5) is float64, which a float32 array meets as float64);
             # JAX's result of them is weak (float32 there): the numbers become arrays of
-            # NumPy's dtype for them first
+            # NumPy's dtype for them first. So does an operator where the Python number
+            # decides the result's kind: NumPy's int64 array times 2.0 is a float64 array,
+            # JAX's a weak float64, which a float32 array then meets as float32
             function = self._function(site)
             if function is not None and _jax_weak(function, site.args):
                 nodes = [expr(self.backend.scalar("{x}", np.asarray(value.example).dtype),
                               x=node) if _python_number(value) else node
                          for node, value in zip(site.nodes, site.args)]
                 site = dataclasses.replace(site, nodes=nodes)
-        operator = site.func is None and isinstance(site.node, cst.BinaryOperation)
         if wanted is None or wanted.kind not in "fciu" or len(site.nodes) != len(site.args) \
                 or not any(_converted(v, operator) for v in site.args):
             return site

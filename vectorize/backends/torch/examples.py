@@ -26,6 +26,7 @@ import operator
 import numpy as np
 
 from ...abstract import EXAMPLE_SEMANTICS
+from ...pytree import is_node, items_of, rebuild
 from .dtypes import DTYPE_NAMES, torch_module
 
 _PYTHON_NUMBERS = (bool, int, float, complex)
@@ -33,13 +34,13 @@ _IDENTITY_OPS = (operator.is_, operator.is_not)
 
 
 def to_tensor(example):
-    """A NumPy example as the tensor it stands for (0-d for a NumPy scalar); anything else
-    (a Python number, a dtype, None) as it is."""
+    """A NumPy example as the tensor it stands for (0-d for a NumPy scalar), and each one in
+    a pytree (tuples, lists, dicts, namedtuples: a vmapped function's arguments) holding
+    one; anything else (a Python number, a dtype, None) as it is."""
     if isinstance(example, (np.ndarray, np.generic)) and example.dtype.name in DTYPE_NAMES:
         return torch_module().from_numpy(np.array(example))
-    if type(example) in (tuple, list) and any(isinstance(e, (np.ndarray, np.generic))
-                                              for e in example):
-        return type(example)(to_tensor(e) for e in example)
+    if _holds_example(example):
+        return rebuild(example, [to_tensor(e) for e in items_of(example)])
     return example
 
 
@@ -80,11 +81,11 @@ def run(fn, *args, **kwargs):
 
 
 def _holds_example(value) -> bool:
-    """A NumPy example, or a tuple or list holding one (``torch.cat([x, y])``)."""
+    """A NumPy example, or a pytree holding one (``torch.cat([x, y])``, a dict argument of
+    a vmapped function)."""
     if isinstance(value, (np.ndarray, np.generic)):
         return True
-    return type(value) in (tuple, list) and any(isinstance(v, (np.ndarray, np.generic))
-                                                for v in value)
+    return is_node(value) and any(_holds_example(v) for v in items_of(value))
 
 
 def on_examples(fn):
