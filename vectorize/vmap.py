@@ -487,10 +487,13 @@ class _VMapped:
             # (a `raise` after a per-example check, which raises nothing over no example,
             # or one a handler catches on every example (the loop takes the handler): the
             # loop over no example returns, so the empty result of the analysis's types)
-            empty = _empty_outputs(entry.spec.result)
+            result = entry.spec.result
+            empty = _empty_outputs(result)
             if empty is not None:
-                return _place_outputs(empty, entry.spec.result, self.out_axes, 0,
+                return _place_outputs(empty, result, self.out_axes, 0,
                                       backends.get(entry.spec.backend), args, self._name)
+            if isinstance(result, Value) and result.known and result.example is None:
+                return None     # (no example returns a value: every one raises, or gives None)
         if not size:
             # (no example raises in an empty batch: what the batched code raised is its own,
             # e.g. `np.sum(w)` of an unmapped NumPy argument made a tensor; the loop that
