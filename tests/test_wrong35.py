@@ -303,3 +303,29 @@ def test_helper_results_per_call_kind(func, backend):
         ours = _numpy(ours)
         np.testing.assert_array_equal(ours, reference)
         assert ours.dtype == reference.dtype, (ours.dtype, reference.dtype)
+
+
+def bool_minus_true(x, y):
+    s = 0.0
+    r = x
+    r -= True
+    return s, r
+
+
+def test_torch_empty_batch_library_exception_is_no_examples():
+    # on NumPy arguments the per-example code computes `np.float64 - True` (a float), where
+    # PyTorch's batch raises its own RuntimeError for a bool operand (N > 0: the warned
+    # per-example loop): over no example none raises that. The empty result of the
+    # example's types, or a located refusal where the engine cannot tell them (the analysis
+    # computes on tensors, where the subtraction raises); never PyTorch's RuntimeError
+    pytest.importorskip("torch")
+    from vectorize import VectorizeError
+    x = np.array([0.5, 1.5])
+    try:
+        got = vmap(bool_minus_true, backend="torch")(x[:0], x[:0])
+    except VectorizeError as refusal:
+        assert "empty batch" in str(refusal)
+        return
+    for ours, first in zip(got, bool_minus_true(x[0], x[0])):
+        ours = _numpy(ours)
+        assert ours.shape == (0,) and ours.dtype == np.asarray(first).dtype, ours

@@ -482,10 +482,13 @@ class _VMapped:
             #                 but for its `raise` statements: the engine's checks, the user's)
         if not size and vmap_replays.raised_by_statement(exc):
             if vmap_replays.reached_by_every_example(exc) and \
-                    not entry.spec.facts.handled_raises:
+                    not entry.spec.facts.handled_raises and \
+                    not vmap_replays.suspicious(exc, self._target):
                 raise exc   # (a `raise` the function reaches on no condition: raised too)
             # (a `raise` after a per-example check, which raises nothing over no example,
-            # or one a handler catches on every example (the loop takes the handler): the
+            # or one a handler catches on every example (the loop takes the handler), or
+            # the library's own exception, of a type the per-example code over NumPy
+            # scalars does not raise (PyTorch's RuntimeError for a float minus a bool): the
             # loop over no example returns, so the empty result of the analysis's types)
             result = entry.spec.result
             empty = _empty_outputs(result)
