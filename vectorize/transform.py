@@ -139,6 +139,9 @@ class _Spec:
     # some `return` gives a value that is the same for every example while others do not
     # (the decorators broadcast it at the boundary)
     unbatched_returns: bool = False
+    # every path raises (no `return` reached, no end): a call of it raises on every example
+    # that makes it
+    always_raises: bool = False
 
 
 class ModuleContext:
@@ -334,6 +337,8 @@ class ModuleContext:
                 spec.tree, spec.result = job.run()
                 spec.unbatched_returns = any(not _all_batched(value)
                                              for _, value in job.last.returns)
+                spec.always_raises = not job.last.returns and \
+                    getattr(job.last, "reaches_end", True) is False
                 break
             except _REWRITTEN_WHEN_MET as problem:
                 # a construct the function's source is rewritten for where the analysis
@@ -554,6 +559,9 @@ class FunctionJob:
         except VectorizeError:
             raise
         self.helper_nodes[node] = spec.name
+        interpreting = getattr(self._analysing, "interpreting", None)
+        if spec.always_raises and interpreting is not None:
+            interpreting.raising_helper_calls.add(node)
         return spec.result
 
     def _every_lane(self, params) -> bool:

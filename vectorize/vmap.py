@@ -482,15 +482,21 @@ class _VMapped:
             #                 but for its `raise` statements: the engine's checks, the user's)
         if not size and vmap_replays.raised_by_statement(exc):
             if vmap_replays.reached_by_every_example(exc) and \
-                    not entry.spec.facts.handled_raises:
+                    not entry.spec.facts.handled_raises and \
+                    not vmap_replays.suspicious(exc, self._target):
                 raise exc   # (a `raise` the function reaches on no condition: raised too)
             # (a `raise` after a per-example check, which raises nothing over no example,
-            # or one a handler catches on every example (the loop takes the handler): the
+            # or one a handler catches on every example (the loop takes the handler), or
+            # the library's own exception, of a type the per-example code over NumPy
+            # scalars does not raise (PyTorch's RuntimeError for a float minus a bool): the
             # loop over no example returns, so the empty result of the analysis's types)
-            empty = _empty_outputs(entry.spec.result)
+            result = entry.spec.result
+            empty = _empty_outputs(result)
             if empty is not None:
-                return _place_outputs(empty, entry.spec.result, self.out_axes, 0,
+                return _place_outputs(empty, result, self.out_axes, 0,
                                       backends.get(entry.spec.backend), args, self._name)
+            if isinstance(result, Value) and result.known and result.example is None:
+                return None     # (no example returns a value: every one raises, or gives None)
         if not size:
             # (no example raises in an empty batch: what the batched code raised is its own,
             # e.g. `np.sum(w)` of an unmapped NumPy argument made a tensor; the loop that

@@ -84,10 +84,50 @@ def reached_by_every_example(exc: BaseException) -> bool:
         if tree is None:
             return False
         defs = {n.name: n for n in tree.body if isinstance(n, ast.FunctionDef)}
-        for stmt in _run_before(tree.body, line):
+        # (the statements of the function that holds the line: the module's other
+        # functions run before it only where it calls them, `_checks_some_examples`)
+        body = next((d.body for d in defs.values()
+                     if d.lineno <= line <= (d.end_lineno or d.lineno)), tree.body)
+        for stmt in _run_before(body, line):
             if _checks_some_examples(stmt, defs, set()):
                 return False
-    return True
+    return not raised_in_a_merged_arm(exc)
+
+
+_MERGES = ("where", "blend", "blend_pass")
+
+
+def raised_in_a_merged_arm(exc: BaseException) -> bool:
+    """Whether the operation of the generated code that raised ``exc`` is inside an arm of a
+    per-example choice (``np.where(c, -b, b)``, ``merge.blend``): every lane computes it,
+    but per example only the lanes that take that arm do, so over an empty batch no example
+    raises it (``-b`` of a NumPy bool raises TypeError per example, where a lane gets there)."""
+    tb, last = exc.__traceback__, None
+    while tb is not None:
+        last, tb = tb, tb.tb_next
+    if last is None or not last.tb_frame.f_code.co_filename.startswith(_GENERATED):
+        return False
+    code = last.tb_frame.f_code
+    try:
+        position = list(code.co_positions())[last.tb_lasti // 2]
+    except (AttributeError, IndexError):
+        return False
+    line, end_line, col, end_col = position
+    tree = _generated_tree(code.co_filename)
+    if tree is None or None in position:
+        return False
+
+    def within(node) -> bool:
+        return (node.lineno, node.col_offset) <= (line, col) and \
+            (end_line, end_col) <= (node.end_lineno, node.end_col_offset)
+
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call) and len(node.args) == 3 and not node.keywords:
+            func = node.func
+            name = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", "")
+            if name in _MERGES and any(within(arm) for arm in node.args[1:]):
+                return True
+    return False
 
 
 def _generated_tree(filename: str):

@@ -184,6 +184,12 @@ class Calls:
                     value = self.helpers(fn, args, kwargs, node)
                 except Exception:
                     value = None
+                if node in self.raising_helper_calls and (
+                        self.every_lane_runs() or self.raised_before_here(node)):
+                    # every path of it raises (on these values the same for every example),
+                    # in code every example runs: every example raises there, and the code
+                    # after it is dead, as after a builtin's
+                    return self.raised_for_every_example(node)
                 if (value is None or type(value) is Value and not value.known) and \
                         all_exact(*args, *kwargs.values()):
                     # called on constants, it is run once to learn what it returns, as

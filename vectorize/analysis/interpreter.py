@@ -219,6 +219,8 @@ class Analysis(Expressions, Calls, Aliasing):
         # shared calls that raise in Python on every example that runs them (`max(1j, 2)`):
         # left as written, the code after them dead (`raised_for_every_example`)
         self.raises_for_every_example: set[cst.Call] = set()
+        # helper calls (on values the same for every example) every path of which raises
+        self.raising_helper_calls: set[cst.Call] = set()
         self._statement_raises = False   # the statement analysed has such a call
         # ... found by an earlier analysis of the function, before its `if`s were merges
         # (which make every later analysis `speculative`)
@@ -274,6 +276,8 @@ class Analysis(Expressions, Calls, Aliasing):
             # the argument is an array of its own, `Aliasing._arguments_written_by`)
             self.owned |= {name for name in self.params if self._written_into(name)}
         end = self.block(self.tree.body.body, env)
+        # (no `return` reached and no end: every path raises, for every example that runs it)
+        self.reaches_end = end is not None and not end.raised
         self._copy_scalar_reads()
         if end is not None and not end.raised and self.batched_returns \
                 and self.tree is getattr(self.source, "tree", None):   # the user's code

@@ -240,6 +240,18 @@ class _ApplyRules(Promotions, cst.CSTTransformer):
                 if needs_promotion(arm, result):
                     arms[field] = self._full_expr(getattr(updated_node, field), result, arm,
                                                    at=getattr(original_node, field))
+                elif _is_batched(result) and isinstance(arm, Value) and not arm.batched:
+                    # a value of a type the engine cannot tell (`math.isclose(0.0, k)` where
+                    # the backend has no rule for it): per example it is this value on every
+                    # lane, the backend's array of it (a Python number is no array: a
+                    # backend's `where` may not take it)
+                    other = self.value(getattr(original_node,
+                                               "orelse" if field == "body" else "body"))
+                    if getattr(other, "rank", 0) or getattr(arm, "rank", 0):
+                        continue
+                    size = self._batch_size()       # (and `_like`)
+                    arms[field] = expr(self.prims.full("{n}", "{v}", None, self._like),
+                                       n=size, v=getattr(updated_node, field))
             return updated_node.with_changes(**arms) if arms else updated_node
         return self._apply(self.registry.operators["ifexp"], original_node, updated_node,
                            [original_node.test, original_node.body, original_node.orelse],

@@ -43,9 +43,11 @@ import libcst as cst
 import numpy as np
 
 from ..abstract import Value, number_kind
+from ..analysis.purity import PURE_BUILTINS
 from ..errors import Unsupported
 from ..syntax.edit import unparenthesized
-from ..syntax.traversal import by_type, rewrite
+from ..syntax.traversal import by_type, rewrite, walk
+from .simplify import IMPURE_TYPES
 
 _PASS = cst.SimpleStatementLine([cst.Pass()])
 
@@ -59,8 +61,8 @@ def _parenthesized_like(node, outer):
 
 
 class _Conditions(cst.CSTTransformer):
-    def __init__(self, analysis, elifs: set, choosing: set):
-        self.analysis = analysis
+    def __init__(self, analysis, registry, elifs: set, choosing: set):
+        self.analysis, self.registry = analysis, registry
         self.decided = analysis.decided
         self.elifs = elifs
         self.choosing = choosing       # `if`s whose continuation each branch takes
@@ -137,20 +139,38 @@ class _Conditions(cst.CSTTransformer):
             return _parenthesized_like(kept, updated_node)
         values = self.analysis.values
         left, right = values.get(original_node.left), values.get(original_node.right)
-        if not (getattr(right, "batched", False) and left is not None
-                and not left.batched and left.known):
+        if not (getattr(right, "batched", False) and isinstance(left, Value)
+                and not left.batched):
             return updated_node
         a, b = updated_node.left, updated_node.right
-        if left.kind == "b":
+        if left.known and left.kind == "b":
             stop = cst.Name("False" if is_and else "True")
         elif type(a) is cst.Name:
             stop = a
+        elif self._repeatable(original_node.left):
+            # (evaluated again where Python stops at it: the same value, no side effect)
+            stop = a.deep_clone()
         else:
             return updated_node
         choice = cst.IfExp(test=a, body=b if is_and else stop, orelse=stop if is_and else b,
                            lpar=[cst.LeftParen()], rpar=[cst.RightParen()])
         self.made.add(id(choice))
         return choice
+
+    def _repeatable(self, node) -> bool:
+        """Whether evaluating ``node`` (the same for every example) twice gives its value
+        with no side effect: operators, names, constants, items, attributes and calls of
+        functions with a batching rule or of Python's pure builtins and ``math``."""
+        values, registry = self.analysis.values, self.registry
+        for n in walk(node):
+            if type(n) is cst.Call:
+                fn = getattr(values.get(n.func), "example", None)
+                if fn is None or not (fn in PURE_BUILTINS or registry.for_call(fn) is not None
+                                      or getattr(fn, "__module__", None) in ("math", "cmath")):
+                    return False
+            elif type(n) in IMPURE_TYPES:
+                return False
+        return True
 
     # a conditional expression made here needs its parentheses only inside an expression
     def _strip_made(self, node, field: str):
@@ -343,7 +363,7 @@ def transform(func: cst.FunctionDef, ctx) -> cst.FunctionDef:
             "between numbers of different dtypes that later statements read: each would copy "
             "the statements after it into its branches", node,
             suggestion="convert the choices to one dtype (e.g. float(...)) before they meet")
-    conditions = _Conditions(analysis, elifs, choosing)
+    conditions = _Conditions(analysis, ctx.registry, elifs, choosing)
     func = rewrite(func, conditions)
     if conditions.specialized:
         func = func.with_changes(body=func.body.with_changes(

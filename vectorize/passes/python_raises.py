@@ -725,8 +725,9 @@ class _Checks:
         scalar in the batch and the Python number numpy.vectorize hands the function per
         example (``x[()]``, ``x[m]``): Python raises TypeError there ("'float' object is not
         subscriptable"); None where the value is not such a number."""
-        if self.python is not None or self.types_only or not self.python_number(node.value):
-            return None
+        if self.python is not None or self.types_only or not self.python_number(node.value) \
+                or node.value in self.analysis.raises_for_every_example:
+            return None     # (an item of a call every example raises in: never taken)
         value = self.value(node.value)
         if type(node.value) is cst.Name and any(
                 d is not None and self.value(d) is value and self.numpy_valued(d)

@@ -100,6 +100,14 @@ def _and_or(shared):
             # expression with such a test is kept (`torch.where` takes no Python bool)
             a, b = site.nodes
             spelled = "{a} and {b}" if shared is operators.and_ else "{a} or {b}"
+            # where Python stops at the left side, the value is that Python number: a tensor
+            # of it (of the joined dtype where the engine knows it), which `torch.where` and
+            # the reductions take (`passes.python_conditions` writes the left side twice, as
+            # a conditional expression, where evaluating it again is harmless)
+            dtype = getattr(site.result, "dtype", None)
+            known = dtype is not None and site.spelled.supports_dtype(dtype)
+            spelled = (f"torch.as_tensor({spelled}"
+                       + (f", dtype={site.spelled.dtype_code(dtype)})" if known else ")"))
             return expr(spelled, a=a, b=b)
         if not operators.all_bool(site):
             a, b = site.args
