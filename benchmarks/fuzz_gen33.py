@@ -427,13 +427,17 @@ def _load(text: str, directory: Path, stem: str):
     return module.f
 
 
-def check(text: str, seed: int, directory: Path, api: str, backend: str, stem: str):
-    """(status, detail): status 'ok', 'rejected', 'vacuous' or '<api> <class>' for a bug."""
+def check(
+    text: str, seed: int, directory: Path, api: str, backend: str, stem: str, make_inputs=None
+):
+    """(status, detail): status 'ok', 'rejected', 'vacuous' or '<api> <class>' for a bug.
+    ``make_inputs(seed, n, special)`` (default `inputs`) draws ``([x, y, n], k)``."""
+    make_inputs = make_inputs or inputs
     f = _load(text, directory, stem)
     compared, raised = False, set()
     for special in (False, True):
         for n in (7, 1, 0):
-            args, k = inputs(seed, n, special)
+            args, k = make_inputs(seed, n, special)
             try:
                 if api == "vectorize":
                     wrapped = vectorize(f, fallback="error", backend=backend)
