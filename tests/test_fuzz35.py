@@ -140,3 +140,56 @@ def test_a_per_example_range_is_evaluated_once(tmp_path, name):
     _assert_same(_ours(vmap(f), x, n), _loop(f, x, n), dtype=False)
     x2 = np.array([1.0, -1.0])
     _assert_same(_ours(vectorize(f, fallback="error"), x2, n[:2]), _reference(f, x2, n[:2]))
+
+
+NARROW_INT_IN_A_LOOP = """
+def minus_in_a_loop(n):
+    m = n
+    for j in range(3):
+        m -= 128
+    return m
+
+
+def helper_constant_in_a_loop(n):
+    m = n * 2
+    for j in range(3):
+        m -= abs(0 - 128)
+    return m
+
+
+def fits(n):
+    m = n
+    for j in range(3):
+        m -= 100
+    return m
+
+
+def divmod_in_a_loop(n):
+    m = n * 2
+    for t in (1.0, 2.0):
+        m, m = divmod(m, -3)
+    return m
+
+
+def divmod_item_in_a_loop(n):
+    m = n
+    for t in range(2):
+        m = divmod(m, -3)[0]
+    return m
+"""
+
+
+@pytest.mark.parametrize("name", ["minus_in_a_loop", "helper_constant_in_a_loop", "fits",
+                                  "divmod_in_a_loop", "divmod_item_in_a_loop"])
+@pytest.mark.parametrize("dtype", ["int8", "uint16"])
+def test_vmap_python_int_beyond_a_narrow_int_in_a_loop(tmp_path, name, dtype):
+    """fuzz_gaps35 seeds 673 and 1041: ``m -= 128`` of an int8 ``m`` (``divmod(m, -3)`` of
+    a uint16 ``m``) in a loop under ``vmap``: the per-example loop raises OverflowError
+    (NEP 50: 128 is out of bounds for int8); the analysis learnt the type of ``m - 128``
+    from an int64 128 (of ``divmod`` from Python ints), widened ``m`` to int64 before the
+    loop and returned -383 silently."""
+    f = getattr(_load(tmp_path, f"narrow_loop_{name}_{dtype}", NARROW_INT_IN_A_LOOP), name)
+    n = np.array([1, 2, 5], dtype=dtype)
+    got, exp = _ours(vmap(f), n), _loop(f, n)
+    _assert_same(got, exp)
+

@@ -1891,9 +1891,20 @@ def _as_numpy_scalars(fn, examples):
     numbers = (int, float, complex)
     if not any(type(e) in numbers for e in examples):
         return _NOT_COMPUTED
+    # a Python int meeting a NumPy int (``np.int8(m) - 128``: NEP 50 raises OverflowError
+    # for an int beyond the type) is of that type, as NumPy takes it where it fits: an
+    # int64 in its place made ``m -= 128`` in a loop widen ``m`` to int64, a result where
+    # the per-example loop raises
+    ints = [e.dtype for e in examples if isinstance(e, np.integer)]
+    weak_int = np.result_type(*ints).type(1) if ints else None
+
+    def scalar(e):
+        if type(e) is int and weak_int is not None:
+            return weak_int
+        return np.asarray(e)[()] if type(e) in numbers else e
     try:
         with np.errstate(all="ignore"):
-            out = fn(*[np.asarray(e)[()] if type(e) in numbers else e for e in examples])
+            out = fn(*[scalar(e) for e in examples])
     except Exception:   # noqa: BLE001 -- not computed, as before
         return _NOT_COMPUTED
     if isinstance(out, np.generic) and all(type(e) in numbers or not isinstance(
