@@ -193,3 +193,36 @@ def test_vmap_python_int_beyond_a_narrow_int_in_a_loop(tmp_path, name, dtype):
     got, exp = _ours(vmap(f), n), _loop(f, n)
     _assert_same(got, exp)
 
+
+GLOBAL_IN_A_COMPREHENSION = """
+TABLE = (1.5, -2.0, 3.0)
+
+
+def filtered(x, k):
+    return complex(x, max([t for t in TABLE if t != k] + [0.0])).real
+
+
+def filtered_local(x, k):
+    r = float(k)
+    return complex(x, max([t - 0.5 for t in TABLE if t != r] + [0.0])).real
+"""
+
+
+@pytest.mark.parametrize("name", ["filtered", "filtered_local"])
+def test_a_module_table_read_in_a_comprehension_is_bound(tmp_path, name):
+    """fuzz_gaps35 seed 830: ``[t for t in TABLE if t != k]`` over shared values, which the
+    generated code keeps as it is: ``TABLE`` was not among the code's free names, so the
+    batched code raised NameError (a warned fallback to the loop; at N = 0 under ``vmap`` the
+    NameError itself)."""
+    import vectorize as vz
+
+    f = getattr(_load(tmp_path, f"comp_global_{name}", GLOBAL_IN_A_COMPREHENSION), name)
+    x = np.array([0.5, -1.0, 2.0])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", vz.VectorizeWarning)
+        got = vmap(f, in_axes=(0, None))(x, 1)
+        np.testing.assert_array_equal(got, np.stack([f(v, 1) for v in x]))
+        empty = vmap(f, in_axes=(0, None))(np.zeros(0), 1)
+        assert empty.shape == (0,)
+        got = vectorize(f, fallback="error")(x, 1)
+        np.testing.assert_array_equal(got, np.vectorize(f)(x, 1))

@@ -227,6 +227,14 @@ class Expressions:
                         "write the computation out", length=length)
                 raise Unsupported(f"a {what} over per-example values is not supported yet",
                                   node, "write the computation out")
+            # the generated code evaluates it as it is: the module names it reads (``TABLE``
+            # of ``[t for t in TABLE if t != k]``) are free names of the code, bound in its
+            # module and guarded (unbound, the batched code raised NameError)
+            for ident in used:
+                if ident not in env.values:
+                    found, value, _scope = self.source.lookup(ident)
+                    if found:
+                        self.free_names.setdefault(ident, value)
             return unbatched(UNKNOWN)
         kind = type(node).__name__
         hints = {"Yield": "return the values as a tuple (a generator function's call is an "
