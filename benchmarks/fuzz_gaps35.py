@@ -22,7 +22,6 @@ moderate values and once with NaN, +-inf, +-0, negatives and the edges of the in
 
 from __future__ import annotations
 
-import argparse
 import random
 import signal
 import sys
@@ -762,15 +761,7 @@ def run(seeds, apis, backend="numpy", minimize=True, out=print):
 
 
 def main(argv=None) -> int:
-    parser = argparse.ArgumentParser()
-    parser.add_argument("--seeds", default="0-199", help="A-B, inclusive")
-    parser.add_argument("--api", choices=["vectorize", "vmap", "both"], default="both")
-    parser.add_argument("--backend", choices=["numpy", "torch", "jax"], default="numpy")
-    parser.add_argument("--no-minimize", action="store_true")
-    opts = parser.parse_args(argv)
-    lo, _, hi = opts.seeds.partition("-")
-    seeds = range(int(lo), int(hi or lo) + 1)
-    apis = ["vectorize", "vmap"] if opts.api == "both" else [opts.api]
+    opts, seeds, apis = gen33.parse_args(argv)
     counts, reasons, bugs = run(
         seeds, apis, opts.backend, not opts.no_minimize, out=partial(print, flush=True)
     )
