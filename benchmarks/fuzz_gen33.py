@@ -573,7 +573,9 @@ def minimize(
     return "\n".join(lines) + "\n"
 
 
-def main(argv=None) -> int:
+def parse_args(argv=None):
+    """(options, seeds, apis) of the command line ``--seeds A-B --api ... --backend ...
+    --no-minimize`` (this generator's and `fuzz_gaps35`'s)."""
     parser = argparse.ArgumentParser()
     parser.add_argument("--seeds", default="0-199", help="A-B, inclusive")
     parser.add_argument("--api", choices=["vectorize", "vmap", "both"], default="both")
@@ -583,6 +585,11 @@ def main(argv=None) -> int:
     lo, _, hi = opts.seeds.partition("-")
     seeds = range(int(lo), int(hi or lo) + 1)
     apis = ["vectorize", "vmap"] if opts.api == "both" else [opts.api]
+    return opts, seeds, apis
+
+
+def main(argv=None) -> int:
+    opts, seeds, apis = parse_args(argv)
     counts, reasons, bugs = Counter(), Counter(), Counter()
 
     def _alarm(*_):

@@ -228,6 +228,14 @@ class Expressions:
                         "write the computation out", length=length)
                 raise Unsupported(f"a {what} over per-example values is not supported yet",
                                   node, "write the computation out")
+            # the generated code evaluates it as it is: the module names it reads (``TABLE``
+            # of ``[t for t in TABLE if t != k]``) are free names of the code, bound in its
+            # module and guarded (unbound, the batched code raised NameError)
+            for ident in used:
+                if ident not in env.values:
+                    found, value, _scope = self.source.lookup(ident)
+                    if found:
+                        self.free_names.setdefault(ident, value)
             return unbatched(UNKNOWN)
         kind = type(node).__name__
         hints = {"Yield": "return the values as a tuple (a generator function's call is an "
@@ -1948,9 +1956,20 @@ def _as_numpy_scalars(fn, examples):
     numbers = (int, float, complex)
     if not any(type(e) in numbers for e in examples):
         return _NOT_COMPUTED
+    # a Python int meeting a NumPy int (``np.int8(m) - 128``: NEP 50 raises OverflowError
+    # for an int beyond the type) is of that type, as NumPy takes it where it fits: an
+    # int64 in its place made ``m -= 128`` in a loop widen ``m`` to int64, a result where
+    # the per-example loop raises
+    ints = [e.dtype for e in examples if isinstance(e, np.integer)]
+    weak_int = np.result_type(*ints).type(1) if ints else None
+
+    def scalar(e):
+        if type(e) is int and weak_int is not None:
+            return weak_int
+        return np.asarray(e)[()] if type(e) in numbers else e
     try:
         with np.errstate(all="ignore"):
-            out = fn(*[np.asarray(e)[()] if type(e) in numbers else e for e in examples])
+            out = fn(*[scalar(e) for e in examples])
     except Exception:   # noqa: BLE001 -- not computed, as before
         return _NOT_COMPUTED
     if isinstance(out, np.generic) and all(type(e) in numbers or not isinstance(

@@ -31,7 +31,7 @@ import libcst as cst
 
 from ..abstract import TupleValue, join
 from ..errors import Unsupported
-from ..liveness import Liveness, exposed_reads, target_names, writes
+from ..liveness import Liveness, changes, exposed_reads, reads, target_names, writes
 from ..loops.placeholders import has_literal, literal_for
 from ..loops.strategy import strategy_of
 from ..rules.lanes import ANY_LANE
@@ -359,6 +359,14 @@ class _MaskLoops(cst.CSTTransformer):
                               "use a constant step")
         descending = step is not None and step_value.example < 0
         counter = self.ctx.namer.fresh(f"{node.target.value}_next")
+        # Python evaluates the bounds once: a stop that reads a name the body (or the
+        # target) changes is kept as it was before the loop (``for j in range(m): m -= 1``)
+        changed = {node.target.value}.union(*(changes(s) for s in node.body.body))
+        frozen = []
+        if reads(stop) & changed:
+            bound = self.ctx.namer.fresh(f"{node.target.value}_stop")
+            frozen = [_assign(bound, stop)]
+            stop = cst.Name(bound)
         active = self.names.mask(strategy_of(original, default="compact"), original)
         compare = ">" if descending else "<"
         from ..syntax.templates import expr
@@ -372,8 +380,8 @@ class _MaskLoops(cst.CSTTransformer):
                                                              iteration_end)
         loop = cst.While(test=parse_expr(f"{ANY_LANE}({active})"),
                          body=cst.IndentedBlock(body=[_guarded(active, body)]))
-        return cst.FlattenSentinel(self._prologue(original) + [_assign(counter, start),
-                                                               _assign(active, test), loop]
+        return cst.FlattenSentinel(self._prologue(original) + frozen
+                                   + [_assign(counter, start), _assign(active, test), loop]
                                    + self._epilogue(original))
 
 

@@ -149,6 +149,14 @@ def default_infer(site: Site) -> Value:
     examples = [v.example for v in site.args]
     kw = {k: v.example for k, (_, v) in site.kwargs.items()}
     out = evaluate(site.func, *examples, **kw)
+    ints = [e.dtype for e in examples if isinstance(e, np.integer)]
+    if out is UNKNOWN and ints and any(type(e) is int for e in examples):
+        # a Python int beyond a NumPy int's type (``divmod(np.uint16(m), -3)``: NEP 50
+        # raises OverflowError) computes in that type where it fits, which is the result's
+        # (the Python ints below made ``m`` of ``m = divmod(m, -3)[0]`` in a loop an int64,
+        # a result where the per-example loop raises)
+        weak = np.result_type(*ints).type(1)
+        out = evaluate(site.func, *[weak if type(e) is int else e for e in examples], **kw)
     if out is UNKNOWN and any(isinstance(e, np.integer) for e in examples):
         # (`math.ldexp(x, n)` takes a Python int only, which numpy.vectorize's examples
         # are: an unknown result would know no dtype, and no check after it would be made)
