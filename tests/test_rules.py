@@ -712,6 +712,7 @@ ARRAY_CASES = [
     A("np.array([{0}, {1}, 1.0])", "x", "x", "v3"),
     A("np.sum(np.array([{0}, {1}])) + {2}[0]", "x", "x", "v3"),
     A("np.asarray([{0}, {1}]) * {2}[:2]", "x", "x", "v3"),
+    A("np.asanyarray([{0}, {1}]) * {2}[:2]", "x", "x", "v3"), A("np.asanyarray({0}) ** 1.5", "v3"),
     # operators, comparisons and elementwise functions across per-example ranks (padding)
     A("{0} * {1}", "v3", "x"), A("{0} + {1}", "m23", "v3"), A("{0} - {1}", "x", "m23"),
     A("{0} > {1}", "v3", "x"), A("np.where({0} > 0, {0}, {1})", "v3", "x"),

@@ -16,7 +16,7 @@ import warnings
 import numpy as np
 import pytest
 
-from vectorize import vectorize, vmap
+from vectorize import VectorizeError, vectorize, vmap
 
 BACKENDS = ["numpy", "torch", "jax"]
 X = np.array([0.0, 1.0, 2.0, -1.0, 0.5])
@@ -165,12 +165,16 @@ def test_empty_batch_raises_what_every_example_raises():
 
 
 def test_empty_batch_of_a_function_no_example_returns_from():
-    # every example raises (the check, else `3 // 0`): over no example the loop returns
+    # every example raises (the check, else `3 // 0`): no example returns, so no result type
+    # is known over no example: a located refusal (docs/semantics.md: empty batches), not
+    # None in place of the arrays
     v, x = np.ones((3, 2)), np.array([0.0, 1.0, 2.0])
     for i in range(3):
         with pytest.raises(ValueError):
             raises_after_a_check(v[i], x[i])
-    assert vmap(raises_after_a_check)(v[:0], x[:0]) is None
+    with pytest.raises(VectorizeError, match="empty batch") as info:
+        vmap(raises_after_a_check)(v[:0], x[:0])
+    assert "test_wrong35.py" in str(info.value)
 
 
 # ------------------------------------------- a helper that raises on every path, on constants

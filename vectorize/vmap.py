@@ -495,8 +495,6 @@ class _VMapped:
             if empty is not None:
                 return _place_outputs(empty, result, self.out_axes, 0,
                                       backends.get(entry.spec.backend), args, self._name)
-            if isinstance(result, Value) and result.known and result.example is None:
-                return None     # (no example returns a value: every one raises, or gives None)
         if not size:
             # (no example raises in an empty batch: what the batched code raised is its own,
             # e.g. `np.sum(w)` of an unmapped NumPy argument made a tensor; the loop that

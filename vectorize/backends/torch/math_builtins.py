@@ -87,6 +87,15 @@ def _math_rule(name: str, torch_name: str):
                                  "device={x}.device)", n=node, x=like))
         if name == "log" and len(args) == 2:
             return expr("torch.log({x}) / torch.log({b})", x=args[0], b=args[1])
+        if name == "hypot" and len(args) != 2:
+            # math.hypot(a, b, c): the Euclidean norm of any number of coordinates, folded
+            # pairwise as NumPy's rule folds it (torch.hypot takes two); one coordinate: |a|
+            if len(args) == 1:
+                return expr("torch.abs({a})", a=args[0])
+            out = args[0]
+            for arg in args[1:]:
+                out = expr("torch.hypot({a}, {b})", a=out, b=arg)
+            return out
         names = ", ".join(f"{{a{i}}}" for i in range(len(args)))
         return expr(f"torch.{torch_name}({names})", **{f"a{i}": a for i, a in enumerate(args)})
     return rewrite
