@@ -2465,6 +2465,10 @@ class _PythonBoolArithmetic(cst.CSTTransformer):
                     "NumPy's bool arithmetic (a NumPy True plus True is True) or a "
                     "number's applies, the batch holds them all as numbers", original_node,
                     "convert the operands first: int(...) or float(...)")
+        chosen = self.chosen_bools_counted(operands, updated_node)
+        if chosen is not None:
+            self.counted.add(original_node)
+            return chosen
         bools = [self.python_bool(n) for n in operands]
         joined = self.bool_arms_counted(operands, bools, updated_node)
         if joined is not None:
@@ -2504,6 +2508,56 @@ class _PythonBoolArithmetic(cst.CSTTransformer):
             return None
         self.counted.update(operands)
         return updated_node.with_changes(**changes)
+
+    def mixed_choice(self, node):
+        """``node``'s choice (a conditional expression, itself or the one a name it reads is
+        assigned) of a per-example bool whose arms are a Python bool and a NumPy bool
+        (``(b > 1) if k else (not a)`` of a NumPy scalar ``b``), as ``(choice, its Python
+        bool arm's field)``; None for another node."""
+        choices = [node] if type(node) is cst.IfExp else [
+            d for d in self.checks.defs.get(node.value, ()) if type(d) is cst.IfExp] \
+            if type(node) is cst.Name else []
+        for choice in choices:
+            value = self.checks.value(choice)
+            if value is None or value.rank != 0 or value.kind != "b":
+                continue
+            python = [f for f in ("body", "orelse")
+                      if self.python_bool(getattr(choice, f))]
+            others = [self.checks.value(getattr(choice, f)) for f in ("body", "orelse")
+                      if f not in python]
+            if len(python) == 1 and others[0] is not None and others[0].rank == 0 and \
+                    others[0].kind == "b":
+                return choice, python[0]
+        return None
+
+    def chosen_bools_counted(self, operands, updated_node):
+        """``c + y`` where ``c`` is a choice between a Python bool and a NumPy bool
+        (`mixed_choice`) and ``y`` a Python bool per example: Python's ``True + True`` is 2
+        where the Python bool arm runs, NumPy's bool arithmetic (a logical or) where the
+        NumPy one does. A choice whose test is the same for every example, written in the
+        operation, has its Python bool arm made an int (``int(not a)``): the type of the
+        result follows the shared test, as per example. Refused where the test is per
+        example (the batch holds one kind) or the choice is assigned to a name first."""
+        for k, (n, other) in enumerate((operands, operands[::-1])):
+            found = self.mixed_choice(n)
+            if found is None or not self.python_bool(other):
+                continue
+            choice, field = found
+            test = self.checks.value(choice.test)
+            side = ("left", "right")[k]
+            new = getattr(updated_node, side)
+            if choice is n and test is not None and not test.batched and \
+                    type(new) is cst.IfExp:
+                arm = _as_int(getattr(new, field))
+                return updated_node.with_changes(**{side: new.with_changes(**{field: arm})})
+            raise Unsupported(
+                f"`{cst.Module([]).code_for_node(updated_node).strip()}`: arithmetic on a "
+                "choice between a Python bool and a NumPy bool: a Python bool computes as "
+                "the int 0 or 1 (`True + True` is 2), a NumPy bool as NumPy's bool (`+` a "
+                "logical or)", n,
+                "convert the operands first: int(...), or make both arms the same kind of "
+                "bool (bool(...))")
+        return None
 
     def arms_counted(self, n, new):
         """``new`` (the rewritten ``n``), a choice whose number is a Python bool on some
