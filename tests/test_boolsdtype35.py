@@ -2,12 +2,13 @@
 Python bool and a NumPy bool, used in arithmetic (`vectorize`), and a `vmap` result whose
 type follows a shared value (``math.floor(k) and x``)."""
 
+import math
 import warnings
 
 import numpy as np
 import pytest
 
-from vectorize import VectorizeError, vectorize
+from vectorize import VectorizeError, vectorize, vmap
 
 
 def _reference(f, *args):
@@ -62,3 +63,48 @@ def test_choice_of_python_and_numpy_bool_refused_where_not_followed(f):
     a = np.array([0.0, 1.0, 0.5, 0.0], dtype=np.float16)
     with pytest.raises(VectorizeError, match="a Python bool and a NumPy bool"):
         vectorize(f, fallback="error")(a, np.False_)
+
+
+def floor_and(x, k):
+    return (math.floor(k) and x) + 1
+
+
+def floor_or(x, k):
+    return (math.floor(k) or x) + 1
+
+
+def floor_test(x, k):
+    return (x if math.floor(k) else math.floor(k)) + 1
+
+
+def abs_test(x, k):
+    return (abs(k) > 1 and x) * 2
+
+
+def shared_choice_of_kinds(x, k):
+    return (1 if k > 1 else x) + 1
+
+
+def shared_choice_of_bool(x, k):
+    return x if k < 1 else (k > 1)
+
+
+_SHARED = [floor_and, floor_or, floor_test, abs_test, shared_choice_of_kinds,
+           shared_choice_of_bool]
+
+
+@pytest.mark.parametrize("f", _SHARED)
+@pytest.mark.parametrize("k", [0.5, 1.5, -2.0])
+def test_vmap_result_type_follows_a_shared_value(f, k):
+    # (`math.floor(0.5) and x` is the Python int 0 on every example: the loop stacks int64)
+    x = np.array([1.5, 2.5, 3.0, -0.5])
+    expected = np.stack([np.asarray(f(xi, k)) for xi in x])
+    _same(vmap(f, in_axes=(0, None))(x, k), expected)
+
+
+@pytest.mark.parametrize("f", _SHARED)
+@pytest.mark.parametrize("k", [0.5, 1.5, -2.0])
+def test_vectorize_result_type_follows_a_shared_value(f, k):
+    # (numpy.vectorize's output type is the first example's: the arm the shared test takes)
+    x = np.array([1.5, 2.5, 3.0, -0.5])
+    _same(vectorize(f, fallback="error")(x, k), _reference(f, x, k))
