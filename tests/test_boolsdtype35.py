@@ -58,7 +58,18 @@ def named_choice(a, b):
     return c + (not a)
 
 
-@pytest.mark.parametrize("f", [per_example_choice, named_choice])
+def augmented_choice(a, b):
+    n = not a
+    n += ((b > 1) if bool(b) else (not a))
+    return n
+
+
+def two_choices(a, b):
+    return ((b > 1) if bool(b) else (not a)) + ((b < 1) if bool(b) else (not a))
+
+
+@pytest.mark.parametrize("f", [per_example_choice, named_choice, augmented_choice,
+                               two_choices])
 def test_choice_of_python_and_numpy_bool_refused_where_not_followed(f):
     a = np.array([0.0, 1.0, 0.5, 0.0], dtype=np.float16)
     with pytest.raises(VectorizeError, match="a Python bool and a NumPy bool"):

@@ -2426,6 +2426,10 @@ class _PythonBoolArithmetic(cst.CSTTransformer):
         if operator not in _BOOL_TO_INT_OPERATORS or type(original_node.target) is not cst.Name:
             return updated_node
         operands = (original_node.target, original_node.value)
+        chosen = self.chosen_bools_counted(operands, updated_node, ("target", "value"))
+        if chosen is not None:
+            self.counted.add(original_node)
+            return chosen
         values = [self.checks.value(n) for n in operands]
         shared = not any(v is not None and v.batched for v in values)
         if shared and not self.shared_counted(operands, original_node):
@@ -2530,24 +2534,31 @@ class _PythonBoolArithmetic(cst.CSTTransformer):
                 return choice, python[0]
         return None
 
-    def chosen_bools_counted(self, operands, updated_node):
+    def chosen_bools_counted(self, operands, updated_node, sides=("left", "right")):
         """``c + y`` where ``c`` is a choice between a Python bool and a NumPy bool
         (`mixed_choice`) and ``y`` a Python bool per example: Python's ``True + True`` is 2
         where the Python bool arm runs, NumPy's bool arithmetic (a logical or) where the
         NumPy one does. A choice whose test is the same for every example, written in the
         operation, has its Python bool arm made an int (``int(not a)``): the type of the
         result follows the shared test, as per example. Refused where the test is per
-        example (the batch holds one kind) or the choice is assigned to a name first."""
+        example (the batch holds one kind), the choice is assigned to a name first, or ``y``
+        is such a choice too (``True + np.True_`` is NumPy's). ``sides``: the fields of
+        ``updated_node`` holding the operands (``n += c``: its target, a Python bool before,
+        `target_bool`)."""
         for k, (n, other) in enumerate((operands, operands[::-1])):
             found = self.mixed_choice(n)
-            if found is None or not self.python_bool(other):
+            if found is None:
                 continue
             choice, field = found
             test = self.checks.value(choice.test)
-            side = ("left", "right")[k]
+            side = sides[k]
+            python_other = self.target_bool(other) if side == "value" else \
+                self.python_bool(other)
+            if not python_other and self.mixed_choice(other) is None:
+                continue
             new = getattr(updated_node, side)
-            if choice is n and test is not None and not test.batched and \
-                    type(new) is cst.IfExp:
+            if python_other and choice is n and test is not None and not test.batched \
+                    and type(new) is cst.IfExp:
                 arm = _as_int(getattr(new, field))
                 return updated_node.with_changes(**{side: new.with_changes(**{field: arm})})
             raise Unsupported(
