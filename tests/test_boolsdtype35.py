@@ -119,3 +119,20 @@ def test_vectorize_result_type_follows_a_shared_value(f, k):
     # (numpy.vectorize's output type is the first example's: the arm the shared test takes)
     x = np.array([1.5, 2.5, 3.0, -0.5])
     _same(vectorize(f, fallback="error")(x, k), _reference(f, x, k))
+
+
+def and_of_bools_counted(a, b):
+    return (((not a) and (b > 0.5)) + (not b)), a
+
+
+def test_output_types_learned_on_every_call_where_python_bools_are_counted():
+    # (numpy.vectorize's first example has NumPy scalars: `not a` false gives the Python
+    # `False + True`, an int; `not a` true gives `np.False_ + True`, NumPy's bool. The type
+    # follows the first example's values, not only the dtypes: fuzz_bools seed 36268)
+    v = vectorize(and_of_bools_counted, fallback="error")
+    for a, b in [([1.0], [3.0]), ([0.0, 1.0], [-0.0, 2.0]), ([1.0, 0.0], [-0.0, 2.0]),
+                 ([0.0, 1.0], [-0.0, 2.0])]:
+        a, b = np.array(a), np.array(b)
+        got, expected = v(a, b), _reference(and_of_bools_counted, a, b)
+        _same(got[0], expected[0])
+        _same(got[1], expected[1])
