@@ -1839,9 +1839,13 @@ def _probes(spec, kinds) -> str | bool:
     if (narrow or getattr(spec, "mixed_types", None) is not False) and facts.joins:
         return "values"     # (learned on every call)
     if narrow:
-        if any(type(kind) is not tuple for kind in kinds):
+        if any(type(kind) is not tuple for kind in kinds) or getattr(
+                spec, "python_bools", False):
             # (a number the same for every example may choose the path, and with it the
-            # type: `x if b else (x > 0)`, learned on every call)
+            # type: `x if b else (x > 0)`; Python bools counted as ints, NumPy bools in the
+            # first example, chosen by its values: `((not a) and (b > 0.5)) + (not b)` is
+            # an int where a is nonzero, NumPy's bool where it is zero: learned on every
+            # call)
             return "values"
         return "dtypes"     # (learned once: `Entry.probe`)
     return False

@@ -1097,7 +1097,10 @@ class Expressions:
                 is not None and mixed_lane_types(body.example, orelse.example)):
             # a test the same for every example (``n if n else (b > 0)`` of a Python int
             # ``n``): each example has the type of the arm the call takes, as after an `if`
-            # statement (`environments.join_envs`), the batch the joined type
+            # statement (`environments.join_envs`), the batch the joined type; numpy.vectorize's
+            # output type is then the arm's the call takes (`SpecFacts.joins`: learned from
+            # the first example, ``(1 if k > 1 else x) + 1`` an int where k > 1)
+            note_fact("joins")
             MIXED_KINDS.add(joined)
             note_mixed_parts(joined, body, orelse)
         arm = body if taken else orelse

@@ -44,6 +44,7 @@ import libcst as cst
 import numpy as np
 
 from ..abstract import MIXED_KINDS, MIXED_PARTS, UNKNOWN, TupleValue, Value
+from ..analysis.purity import PURE_BUILTINS, in_package, pure_numpy
 from ..errors import Unsupported
 from ..inline_helpers import InlineForKinds
 from ..introspect import forwarded_target, python_function_of
@@ -169,10 +170,28 @@ def _holds(joined, dtype, constants=None) -> bool:
     return False
 
 
-def _pure(node) -> bool:
-    """Whether ``node`` may be evaluated again for the kind code (no call, no assignment)."""
-    return not any(type(n) in (cst.Call, cst.NamedExpr, cst.Await, cst.Yield, cst.Lambda)
-                   for n in walk(node))
+def _pure(node, values=None) -> bool:
+    """Whether ``node`` may be evaluated again for the kind code: no assignment, and no call
+    but of a function without side effects the analysis knows (``values``: its values),
+    ``math.floor(k)`` of a test ``math.floor(k) and x`` (the code chooses as the value)."""
+    for n in walk(node):
+        t = type(n)
+        if t in (cst.NamedExpr, cst.Await, cst.Yield, cst.Lambda):
+            return False
+        if t is cst.Call:
+            fn = getattr(values.get(n.func), "example", None) if values else None
+            if not (fn is not None and _pure_function(fn)):
+                return False
+    return True
+
+
+def _pure_function(fn) -> bool:
+    try:
+        if fn in PURE_BUILTINS:
+            return True
+    except TypeError:       # (unhashable)
+        return False
+    return pure_numpy(fn) or in_package(fn, "math", "cmath")
 
 
 _BINARY = {cst.Add: operator.add, cst.Subtract: operator.sub, cst.Multiply: operator.mul,
@@ -419,10 +438,10 @@ class _Tracker:
             return cst.Integer(str(code)), frozenset([code])
         if type(node) is cst.Name:
             return self.name_kind(node, ())
-        if type(node) is cst.IfExp and _pure(node.test):
+        if type(node) is cst.IfExp and _pure(node.test, self.analysis.values):
             (body, a), (orelse, b) = self.kind(node.body), self.kind(node.orelse)
             return self.noted(_choice(node.test, body, orelse), node.test), a | b
-        if type(node) is cst.BooleanOperation and _pure(node.left):
+        if type(node) is cst.BooleanOperation and _pure(node.left, self.analysis.values):
             (left, a), (right, b) = self.kind(node.left), self.kind(node.right)
             # (`a and b` is `a` where `a` is false, `a or b` where it is true)
             first, second = (right, left) if type(node.operator) is cst.And else (left, right)
@@ -502,7 +521,7 @@ class _Tracker:
         (``b < a``), else ``a``; operands that cannot be evaluated again are computed
         before the statement under names, where the call is its whole value."""
         a, b = (arg.value for arg in node.args)
-        if not (_pure(a) and _pure(b)):
+        if not (_pure(a, self.analysis.values) and _pure(b, self.analysis.values)):
             if top is None:
                 raise _Untracked(node, "`max`/`min` of it is not the whole value assigned or "
                                        "returned")
@@ -538,7 +557,7 @@ class _Tracker:
             return self.kind(node.elements[path[0]].value, path[1:])
         if type(node) is cst.Name:
             return self.name_kind(node, path)
-        if type(node) is cst.IfExp and _pure(node.test):
+        if type(node) is cst.IfExp and _pure(node.test, self.analysis.values):
             (body, a), (orelse, b) = self.kind(node.body, path), self.kind(node.orelse, path)
             return self.noted(_choice(node.test, body, orelse), node.test), a | b
         raise _Untracked(node, "a tuple of results is made other than by a tuple display")

@@ -2426,6 +2426,10 @@ class _PythonBoolArithmetic(cst.CSTTransformer):
         if operator not in _BOOL_TO_INT_OPERATORS or type(original_node.target) is not cst.Name:
             return updated_node
         operands = (original_node.target, original_node.value)
+        chosen = self.chosen_bools_counted(operands, updated_node, ("target", "value"))
+        if chosen is not None:
+            self.counted.add(original_node)
+            return chosen
         values = [self.checks.value(n) for n in operands]
         shared = not any(v is not None and v.batched for v in values)
         if shared and not self.shared_counted(operands, original_node):
@@ -2465,6 +2469,10 @@ class _PythonBoolArithmetic(cst.CSTTransformer):
                     "NumPy's bool arithmetic (a NumPy True plus True is True) or a "
                     "number's applies, the batch holds them all as numbers", original_node,
                     "convert the operands first: int(...) or float(...)")
+        chosen = self.chosen_bools_counted(operands, updated_node)
+        if chosen is not None:
+            self.counted.add(original_node)
+            return chosen
         bools = [self.python_bool(n) for n in operands]
         joined = self.bool_arms_counted(operands, bools, updated_node)
         if joined is not None:
@@ -2504,6 +2512,63 @@ class _PythonBoolArithmetic(cst.CSTTransformer):
             return None
         self.counted.update(operands)
         return updated_node.with_changes(**changes)
+
+    def mixed_choice(self, node):
+        """``node``'s choice (a conditional expression, itself or the one a name it reads is
+        assigned) of a per-example bool whose arms are a Python bool and a NumPy bool
+        (``(b > 1) if k else (not a)`` of a NumPy scalar ``b``), as ``(choice, its Python
+        bool arm's field)``; None for another node."""
+        choices = [node] if type(node) is cst.IfExp else [
+            d for d in self.checks.defs.get(node.value, ()) if type(d) is cst.IfExp] \
+            if type(node) is cst.Name else []
+        for choice in choices:
+            value = self.checks.value(choice)
+            if value is None or value.rank != 0 or value.kind != "b":
+                continue
+            python = [f for f in ("body", "orelse")
+                      if self.python_bool(getattr(choice, f))]
+            others = [self.checks.value(getattr(choice, f)) for f in ("body", "orelse")
+                      if f not in python]
+            if len(python) == 1 and others[0] is not None and others[0].rank == 0 and \
+                    others[0].kind == "b":
+                return choice, python[0]
+        return None
+
+    def chosen_bools_counted(self, operands, updated_node, sides=("left", "right")):
+        """``c + y`` where ``c`` is a choice between a Python bool and a NumPy bool
+        (`mixed_choice`) and ``y`` a Python bool per example: Python's ``True + True`` is 2
+        where the Python bool arm runs, NumPy's bool arithmetic (a logical or) where the
+        NumPy one does. A choice whose test is the same for every example, written in the
+        operation, has its Python bool arm made an int (``int(not a)``): the type of the
+        result follows the shared test, as per example. Refused where the test is per
+        example (the batch holds one kind), the choice is assigned to a name first, or ``y``
+        is such a choice too (``True + np.True_`` is NumPy's). ``sides``: the fields of
+        ``updated_node`` holding the operands (``n += c``: its target, a Python bool before,
+        `target_bool`)."""
+        for k, (n, other) in enumerate((operands, operands[::-1])):
+            found = self.mixed_choice(n)
+            if found is None:
+                continue
+            choice, field = found
+            test = self.checks.value(choice.test)
+            side = sides[k]
+            python_other = self.target_bool(other) if side == "value" else \
+                self.python_bool(other)
+            if not python_other and self.mixed_choice(other) is None:
+                continue
+            new = getattr(updated_node, side)
+            if python_other and choice is n and test is not None and not test.batched \
+                    and type(new) is cst.IfExp:
+                arm = _as_int(getattr(new, field))
+                return updated_node.with_changes(**{side: new.with_changes(**{field: arm})})
+            raise Unsupported(
+                f"`{cst.Module([]).code_for_node(updated_node).strip()}`: arithmetic on a "
+                "choice between a Python bool and a NumPy bool: a Python bool computes as "
+                "the int 0 or 1 (`True + True` is 2), a NumPy bool as NumPy's bool (`+` a "
+                "logical or)", n,
+                "convert the operands first: int(...), or make both arms the same kind of "
+                "bool (bool(...))")
+        return None
 
     def arms_counted(self, n, new):
         """``new`` (the rewritten ``n``), a choice whose number is a Python bool on some
