@@ -105,3 +105,86 @@ def helper_times_float32(x):
 
 def test_helper_python_float_is_weak():
     _agree(helper_times_float32, np.array([1.0, -2.0], dtype=np.float32))
+
+
+# --- a carry that enters a loop narrower than the loop makes it (fuzz_gaps35 seed 1041) ---
+ITABLE = (3, -1, 0, 7, 2)
+
+
+def divmod_then_table(n):
+    m = n * 2
+    for _t in (1.0, 2.0):
+        m = divmod(m, -3)[0]    # the first pass: a uint16 and -3, OverflowError
+        m = ITABLE[n % 5]
+    return m
+
+
+def subtract_then_int(n):
+    m = n * 2
+    i = 0
+    while i < 2:
+        i += 1
+        m = m - 70000           # beyond uint16: OverflowError on the first pass
+        m = int(n)
+    return m
+
+
+def float32_then_float(y, x):
+    r = np.float32(y)
+    out = 0.0
+    for _t in range(2):
+        out = out + r * 0.3     # float32 on the first pass (weak 0.3), float64 after
+        r = float(x)
+    return out
+
+
+@pytest.mark.parametrize("fn", [divmod_then_table, subtract_then_int])
+def test_narrow_int_first_pass_is_not_widened(fn):
+    n = np.array([1, 3], dtype=np.uint16)
+    _, raised = _loop(fn, n)
+    assert raised is OverflowError
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        with pytest.raises((OverflowError, VectorizeError)):
+            vmap(fn)(n)
+
+
+def test_narrow_float_first_pass_is_not_widened():
+    y = np.array([0.1, 0.7], dtype=np.float32)
+    x = np.array([0.1, 0.3])
+    ref = np.stack([float32_then_float(a, b) for a, b in zip(y, x)])
+    try:
+        out = vmap(float32_then_float)(y, x)
+    except VectorizeError as exc:
+        assert "float32" in str(exc) and "^" in str(exc)
+        return
+    assert out.dtype == ref.dtype
+    np.testing.assert_array_equal(out, ref)
+
+
+def accumulate_wide(y, v):
+    acc = np.float32(y)
+    for _t in range(3):
+        acc = acc + v           # float32 + float64 array: float64 on every pass
+    return acc
+
+
+def int_then_wide(n, v):
+    s = n * 2
+    for _t in range(2):
+        s = s + v               # uint16 + int64: int64 on every pass
+        s = int(n)
+    return s
+
+
+def test_a_carry_whose_first_pass_promotes_alike_is_still_batched():
+    y = np.array([0.1, 0.2], dtype=np.float32)
+    v = np.array([0.3, 0.7])
+    np.testing.assert_array_equal(vmap(accumulate_wide)(y, v),
+                                  np.stack([accumulate_wide(a, b) for a, b in zip(y, v)]))
+    n = np.array([1, 3000], dtype=np.uint16)
+    w = np.array([5, 7])
+    out = vmap(int_then_wide)(n, w)
+    ref = np.stack([int_then_wide(a, b) for a, b in zip(n, w)])
+    assert out.dtype == ref.dtype
+    np.testing.assert_array_equal(out, ref)
