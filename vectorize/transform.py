@@ -142,6 +142,9 @@ class _Spec:
     # every path raises (no `return` reached, no end): a call of it raises on every example
     # that makes it
     always_raises: bool = False
+    # `vmap`: what its `return`s give per example, a Python number ("python") and/or a NumPy
+    # value ("array") (`analysis.python_numbers`: `return 0.0 if t < 0 else -0.5`)
+    number_kinds: frozenset = frozenset({"array"})
 
 
 class ModuleContext:
@@ -339,6 +342,7 @@ class ModuleContext:
                                              for _, value in job.last.returns)
                 spec.always_raises = not job.last.returns and \
                     getattr(job.last, "reaches_end", True) is False
+                spec.number_kinds = job.returned_number_kinds()
                 break
             except _REWRITTEN_WHEN_MET as problem:
                 # a construct the function's source is rewritten for where the analysis
@@ -484,6 +488,7 @@ class FunctionJob:
         # (`passes.records`: ``MaskedLoopFacts.get(ctx)``)
         self.records: dict[type, object] = {}
         self.last: Analysis | None = None
+        self.first: Analysis | None = None      # (`returned_number_kinds`)
         self.read: dict[str, object] = {}     # free names any analysis resolved -> value
         self.read_attributes: dict[tuple, object] = {}   # (root, attributes) -> value
         # `vmap`: the parameters its caller passes Python numbers (`analysis.python_numbers`)
@@ -529,7 +534,21 @@ class FunctionJob:
         self.list_dtypes.update(analysis.list_dtypes)
         self.raising_calls |= analysis.raises_for_every_example
         self.last = analysis
+        if self.first is None:
+            self.first = analysis
         return analysis
+
+    def returned_number_kinds(self) -> frozenset:
+        """`vmap`: what the function's `return`s give per example (`_Spec.number_kinds`),
+        read from its first analysis (before the passes make its literals arrays)."""
+        analysis = self.first
+        if analysis is None or self.module.python_semantics or not analysis.returns:
+            return frozenset({"array"})
+        numbers = PythonNumbers(analysis, analysis.tree, self.python_params)
+        out = frozenset()
+        for ret, _ in analysis.returns:
+            out |= numbers.kinds(ret.value) if ret.value is not None else frozenset({"array"})
+        return out or frozenset({"array"})
 
     def _helper(self, fn, args, kwargs, node):
         # a lazy-import wrapper (`def f(*args, **kwargs): from m import f; return f(...)`)
@@ -559,6 +578,10 @@ class FunctionJob:
         except VectorizeError:
             raise
         self.helper_nodes[node] = spec.name
+        if self._analysing is not None and spec.tree is not None:
+            # (`analysis.python_numbers`: `hz(x) ** -1` of a helper returning a literal)
+            caller = getattr(self._analysing, "interpreting", self._analysing)
+            caller.helper_number_kinds[node] = spec.number_kinds
         interpreting = getattr(self._analysing, "interpreting", None)
         if spec.always_raises and interpreting is not None:
             interpreting.raising_helper_calls.add(node)

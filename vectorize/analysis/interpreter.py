@@ -122,6 +122,9 @@ class Analysis(Expressions, Calls, Aliasing):
         self.free_attributes: dict[tuple, object] = {}
         self.fallback_calls: dict[cst.Call, str] = {}
         self.helper_calls: dict[cst.Call, object] = {}
+        # `vmap`: a call of a helper -> what its `return`s give per example ("python": a
+        # Python number, "array": a NumPy value: `analysis.python_numbers`)
+        self.helper_number_kinds: dict[cst.Call, frozenset] = {}
         self.tuple_lengths: set = set()     # len(t) of a tuple tracked item by item
         # isinstance / hasattr of a per-example value -> its answer, the same for every
         # example (`calls.Calls.isinstance_of`), written as the literal (`batch_rules`)

@@ -210,6 +210,11 @@ class PythonNumbers:
             # a NumPy scalar's (or 0-d array's) Python number; `x.is_integer()` is a Python
             # bool and `n.bit_count()` a Python int of a NumPy scalar too
             return _PY
+        helper = getattr(self.analysis, "helper_number_kinds", {}).get(node)
+        if helper is not None:
+            # a helper's result: what its `return`s give (`return 0.0 if t < 0 else -0.5`
+            # is a Python float on every example, as written out in place)
+            return helper
         fn = self.example(node.func)
         args = [a.value for a in node.args]
         if fn in _ALWAYS:
