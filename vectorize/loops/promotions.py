@@ -15,16 +15,11 @@ its ``_batch_size()`` and ``_like`` (an array of the call, for the device).
 
 from __future__ import annotations
 
-import operator
-import warnings
-
 import libcst as cst
-import numpy as np
 
 from ..abstract import Value
-from ..analysis.python_numbers import PythonNumbers
 from ..errors import Unsupported
-from ..liveness import body_of, exposed_reads, liveness_of, reads
+from ..liveness import liveness_of, reads
 from ..passes.records import MaskedLoopFacts
 from ..rules.operators import refuse_wrapping_constant
 from ..syntax.templates import expr
@@ -96,7 +91,6 @@ class Promotions:
                 # carry's width where the loop assigns a Python float (`r = 1e300`: the
                 # where of the float32 array and the weak float is float32, inf, where the
                 # loop's examples hold the Python float)
-                self._refuse_narrow_first_pass(original_node, name, before, at_head)
                 lines.append(cst.parse_statement(f"{name} = " + self.prims.astype(
                     name, self.prims.dtype_code(at_head.dtype))))
         may_skip = self.analysis.loop_may_skip.get(original_node, False)
@@ -122,39 +116,6 @@ class Promotions:
             hoisted, updated_node = self._hoist_iter(updated_node, promoted)
             lines = hoisted + lines
         return cst.FlattenSentinel(lines + [updated_node])
-
-    def _refuse_narrow_first_pass(self, loop, name, before, at_head) -> None:
-        """A carry that enters the loop narrower than the loop makes it (`m = n * 2` of a
-        uint16 `n`, then `m = TABLE[n % 5]` in the loop; `r = np.float32(y)`, then
-        `r = float(x)`) is still the narrow type on the loop's first pass, where each
-        example computes on it as that type: a uint16 wraps, and a Python int beyond it
-        raises OverflowError (`divmod(m, -3)`), a float32 rounds to float32. Widened before
-        the loop, the batch computes that pass in the wide type: refused where the first
-        pass uses the name in anything but an operation with a NumPy value that promotes
-        both types alike (`s + v[i]` of an int64 `v`)."""
-        if name not in _first_pass_reads(loop):
-            return
-        numbers = None
-        for use, other, op in _uses(loop, name):
-            value = self.analysis.values.get(other) if other is not None else None
-            if isinstance(value, Value) and value.known and value.rank == 0:
-                if numbers is None:
-                    numbers = PythonNumbers(self.analysis, self._func,
-                                            getattr(self.ctx, "python_params", frozenset()))
-                if not numbers.mixed(other) and _alike(
-                        op, before.dtype, at_head.dtype, value.example,
-                        numbers.python_valued(other) or not value.batched and not isinstance(
-                            value.example, np.generic | np.ndarray),
-                        bool(self.ctx.module.python_semantics)):
-                    continue
-            raise Unsupported(
-                f"`{name}` enters this loop as {before.dtype} and the loop makes it "
-                f"{at_head.dtype}: on the first pass each example computes on the "
-                f"{before.dtype} (which wraps, rounds, or raises OverflowError for a Python "
-                f"int beyond it), the batch would compute in {at_head.dtype}",
-                use if use in getattr(self.ctx.source, "positions", {}) else loop,
-                f"give `{name}` its loop type before the loop (`{name} = "
-                f"np.{at_head.dtype}({name})`)")
 
     def _hoist_iter(self, loop, promoted):
         """(assignments, ``loop`` reading them): what ``loop`` iterates over that reads a name
@@ -352,105 +313,3 @@ class Promotions:
 
 def _shape_words(rank: int) -> str:
     return {0: "a number", 1: "a vector"}.get(rank, f"a {rank}-dimensional array")
-
-
-def _first_pass_reads(loop) -> set[str]:
-    """The names a loop's first pass reads before assigning them (its test's, a ``for``'s
-    iterable's too)."""
-    out = exposed_reads(body_of(loop.body))
-    if type(loop) is cst.While:
-        out |= reads(loop.test)
-    return out
-
-
-def _uses(loop, name: str) -> list:
-    """(read, other operand, operation) of each read of ``name`` in ``loop``: the other
-    operand of a binary operation, a comparison of two or an augmented assignment and its
-    function (or "compare"), else None."""
-    out = []
-    parents: dict = {}
-
-    def visit(node, parent) -> None:
-        if type(node) is cst.Name and node.value == name and parent is not None:
-            # (``at``: the expression the read's value is; a choice of it and another value
-            # stands for it, `x - d if active else x` of a masked loop)
-            at = node
-            other, op = None, None
-            if type(parent) is cst.IfExp and at is not parent.test:
-                grand = parents.get(id(parent))
-                if grand is not None:
-                    parent, at = grand, parent
-            if type(parent) is cst.BinaryOperation:
-                other = parent.right if parent.left is at else parent.left
-                op = _OPERATORS.get(type(parent.operator))
-            elif type(parent) is cst.Comparison and len(parent.comparisons) == 1:
-                right = parent.comparisons[0].comparator
-                other = right if parent.left is at else parent.left
-                op = "compare"
-            elif type(parent) is cst.AugAssign and parent.target is at:
-                other = parent.value
-                op = _OPERATORS.get(_AUGMENTED.get(type(parent.operator)))
-            elif type(parent) is cst.Assign and parent.value is at and all(
-                    type(t.target) is cst.Name and t.target.value == name
-                    for t in parent.targets):
-                return      # (`x = x if active else ...`: the name keeps its value)
-            out.append((node, other, op))
-            return
-        parents[id(node)] = parent
-        if type(node) in (cst.Assign, cst.AugAssign):
-            targets = [t.target for t in node.targets] if type(node) is cst.Assign else []
-            for child in node.children:
-                if child not in targets and not (type(child) is cst.AssignTarget and
-                                                 child.target in targets):
-                    visit(child, node)
-            if type(node) is cst.AugAssign:
-                visit(node.target, node)
-            return
-        for child in node.children:
-            visit(child, node)
-
-    for part in (loop.test if type(loop) is cst.While else loop.iter, loop.body):
-        visit(part, loop)
-    return out
-
-
-_OPERATORS = {cst.Add: operator.add, cst.Subtract: operator.sub, cst.Multiply: operator.mul,
-              cst.Divide: operator.truediv, cst.FloorDivide: operator.floordiv,
-              cst.Modulo: operator.mod, cst.Power: operator.pow,
-              cst.BitAnd: operator.and_, cst.BitOr: operator.or_, cst.BitXor: operator.xor}
-_AUGMENTED = {cst.AddAssign: cst.Add, cst.SubtractAssign: cst.Subtract,
-              cst.MultiplyAssign: cst.Multiply, cst.DivideAssign: cst.Divide,
-              cst.FloorDivideAssign: cst.FloorDivide, cst.ModuloAssign: cst.Modulo,
-              cst.PowerAssign: cst.Power, cst.BitAndAssign: cst.BitAnd,
-              cst.BitOrAssign: cst.BitOr, cst.BitXorAssign: cst.BitXor}
-
-
-def _alike(op, narrow, wide, other, python: bool, checked_beyond_2_53: bool) -> bool:
-    """Whether ``op`` of a ``narrow`` value and ``other`` (a Python number per example where
-    ``python``) computes in the same type as of the ``wide`` value (so that widening the
-    value first changes nothing: `s + v` of an int64 `v`, `x / 2` of an int64 `x` that the
-    loop makes a float64), and raises for neither."""
-    if op is None:
-        return False
-    try:
-        other = other.item() if python and isinstance(other, np.generic) else \
-            (other if python else np.asarray(other)[()])
-        if python and type(other) not in (bool, int, float, complex):
-            return False
-        if op == "compare":
-            if narrow.kind in "iu" and (wide.kind in "iu" or narrow.itemsize < 8 or
-                                         checked_beyond_2_53) and (
-                    type(other) in (bool, int) or np.asarray(other).dtype.kind in "biu"):
-                # (ints compare exactly whatever their types, and so does one a float64
-                # holds exactly; `vectorize`'s Python ints beyond 2**53 held as floats
-                # raise in the batch: `passes.python_raises`)
-                return True
-            op = operator.add
-        with np.errstate(all="ignore"), warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            results = [op(np.ones((), dtype)[()], other) for dtype in (narrow, wide)] + [
-                op(other, np.ones((), dtype)[()]) for dtype in (narrow, wide)]
-    except Exception:       # noqa: BLE001 -- (a Python int beyond the narrow type)
-        return False
-    return np.asarray(results[0]).dtype == np.asarray(results[1]).dtype and \
-        np.asarray(results[2]).dtype == np.asarray(results[3]).dtype
