@@ -14,6 +14,7 @@ are copied (`copied_reads`).
 from __future__ import annotations
 
 import builtins
+import functools
 import inspect
 import types
 import weakref
@@ -1281,23 +1282,36 @@ def _viewed_name(value) -> str | None:
             return None
 
 
-_UPDATED_PARAMETERS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
-# (this table and `_WRITTEN_PARAMETERS` are facts of a function's own source, the same for
-# every transform that reads it, not a transform's: a cache kept while the function lives;
-# two transforms that compute one at once compute the same, and it is read-only)
-
-
-def _parameters_updated_in_place(fn) -> Mapping[str, str]:
-    """The parameters of the user's function ``fn`` that its body updates in place (``v *=
-    e``, or a name or view bound to ``v``), each with the operator; read once per function."""
-    if fn in _UPDATED_PARAMETERS:
-        return _UPDATED_PARAMETERS[fn]
-    out: dict[str, str] = {}
+def _function_tree(fn):
+    """The libcst tree of the user's function ``fn``; None where its source cannot be read."""
     try:
         from ..source import read_function
-        tree = read_function(fn).tree
+        return read_function(fn).tree
     except Exception:
-        tree = None
+        return None
+
+
+def _source_fact(compute):
+    """``compute(fn, tree)`` as a fact of a function's own source, the same for every
+    transform that reads it, not a transform's: computed once per function (``tree`` None
+    where its source cannot be read) and kept, read-only, while the function lives; two
+    transforms that compute one at once compute the same."""
+    table: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+
+    @functools.wraps(compute)
+    def fact(fn) -> Mapping[str, str]:
+        if fn in table:
+            return table[fn]
+        out = table[fn] = types.MappingProxyType(compute(fn, _function_tree(fn)))
+        return out
+    return fact
+
+
+@_source_fact
+def _parameters_updated_in_place(fn, tree) -> dict[str, str]:
+    """The parameters of the user's function ``fn`` that its body updates in place (``v *=
+    e``, or a name or view bound to ``v``), each with the operator."""
+    out: dict[str, str] = {}
     if tree is not None:
         parameters = set(_signature_names(fn))
         pairs = [(t, s) for t, s, _ in _alias_links(tree)[0]]     # anywhere in the body
@@ -1306,24 +1320,14 @@ def _parameters_updated_in_place(fn) -> Mapping[str, str]:
                 name = n.target.value
                 for parameter in sorted(({name} | _connected(pairs, name)) & parameters):
                     out.setdefault(parameter, _code(n.operator).strip())
-    out = _UPDATED_PARAMETERS[fn] = types.MappingProxyType(out)
     return out
 
 
-_CHANGED_CONTAINERS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
-
-
-def _parameters_changed_as_containers(fn) -> Mapping[str, str]:
+@_source_fact
+def _parameters_changed_as_containers(fn, tree) -> dict[str, str]:
     """The parameters of ``fn`` its body changes as a list, dict or set does (``p.append(v)``,
-    `_CONTAINER_CHANGES`) and never rebinds, each with the method; read once per function."""
-    if fn in _CHANGED_CONTAINERS:
-        return _CHANGED_CONTAINERS[fn]
+    `_CONTAINER_CHANGES`) and never rebinds, each with the method."""
     out: dict[str, str] = {}
-    try:
-        from ..source import read_function
-        tree = read_function(fn).tree
-    except Exception:
-        tree = None
     if tree is not None:
         parameters = set(_signature_names(fn)) - {
             t for n in walk(tree.body) if type(n) is cst.AssignTarget
@@ -1333,25 +1337,15 @@ def _parameters_changed_as_containers(fn) -> Mapping[str, str]:
                     n.func.value) is cst.Name and n.func.value.value in parameters and \
                     n.func.attr.value in _CONTAINER_CHANGES:
                 out.setdefault(n.func.value.value, n.func.attr.value)
-    out = _CHANGED_CONTAINERS[fn] = types.MappingProxyType(out)
     return out
 
 
-_WRITTEN_PARAMETERS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
-
-
-def _parameters_written_in_place(fn) -> Mapping[str, str]:
+@_source_fact
+def _parameters_written_in_place(fn, tree) -> dict[str, str]:
     """The parameters of ``fn`` it changes in place: updated (`_parameters_updated_in_place`)
     or written into (``w[i] = v``, ``w[i] += v``, also through a name or view bound to it),
     each with the statement's text."""
-    if fn in _WRITTEN_PARAMETERS:
-        return _WRITTEN_PARAMETERS[fn]
     out = dict(_parameters_updated_in_place(fn))
-    try:
-        from ..source import read_function
-        tree = read_function(fn).tree
-    except Exception:
-        tree = None
     if tree is not None:
         parameters = set(_signature_names(fn))
         pairs = [(t, s) for t, s, _ in _alias_links(tree)[0]]
@@ -1363,7 +1357,6 @@ def _parameters_written_in_place(fn) -> Mapping[str, str]:
                     name = target.value.value
                     for parameter in sorted(({name} | _connected(pairs, name)) & parameters):
                         out.setdefault(parameter, _code(n).strip())
-    out = _WRITTEN_PARAMETERS[fn] = types.MappingProxyType(out)
     return out
 
 
@@ -1382,10 +1375,8 @@ def writes_caught_as_type_errors(fn) -> frozenset:
     """The parameters of ``fn`` every write into whose items is a statement of a `try` body
     with a handler of TypeError, and which nothing binds outside such handlers: passed a
     number, each such write raises TypeError and writes nothing."""
-    try:
-        from ..source import read_function
-        tree = read_function(fn).tree
-    except Exception:
+    tree = _function_tree(fn)
+    if tree is None:
         return frozenset()
     parameters = set(_signature_names(fn))
     pairs = [(t, s) for t, s, _ in _alias_links(tree)[0]]
