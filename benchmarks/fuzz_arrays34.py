@@ -355,26 +355,16 @@ def main(argv=None) -> int:
     counts, reasons, bugs = Counter(), Counter(), Counter()
     tried_by, refused_by = Counter(), Counter()
 
-    def _alarm(*_):
-        raise TimeoutError
-
-    signal.signal(signal.SIGALRM, _alarm)
+    signal.signal(signal.SIGALRM, fuzz_gen33.raise_timeout)
     with tempfile.TemporaryDirectory() as tmp:
         directory = Path(tmp)
         sys.path.insert(0, tmp)
         for seed in seeds:
             text, features = program(seed)
             for api in apis:
-                signal.alarm(120)
-                try:
-                    status, detail = check(
-                        text, seed, directory, api, opts.backend, f"arr34_{seed}_{api}"
-                    )
-                except TimeoutError:
-                    status, detail = "timeout", ""
-                except Exception as exc:  # noqa: BLE001 -- in the harness: a bug to see
-                    status, detail = f"{api} internal", f"{type(exc).__name__}: {exc}"
-                signal.alarm(0)
+                status, detail = fuzz_gen33.timed_check(
+                    check, text, seed, directory, api, opts.backend, f"arr34_{seed}_{api}"
+                )
                 counts[(api, status.split()[-1] if " " in status else status)] += 1
                 for feat in features:
                     tried_by[feat] += 1

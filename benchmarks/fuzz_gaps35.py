@@ -720,10 +720,7 @@ def run(seeds, apis, backend="numpy", minimize=True, out=print):
     """Run the seeds; returns (outcome counts, refusal reasons, bugs {status: [seed]})."""
     counts, reasons, bugs = Counter(), Counter(), {}
 
-    def _alarm(*_):
-        raise TimeoutError
-
-    old = signal.signal(signal.SIGALRM, _alarm)
+    old = signal.signal(signal.SIGALRM, gen33.raise_timeout)
     try:
         with tempfile.TemporaryDirectory() as tmp:
             directory = Path(tmp)
@@ -731,16 +728,9 @@ def run(seeds, apis, backend="numpy", minimize=True, out=print):
             for seed in seeds:
                 text = source(seed)
                 for api in apis:
-                    signal.alarm(120)
-                    try:
-                        status, detail = check(
-                            text, seed, directory, api, backend, f"gaps35_{seed}_{api}"
-                        )
-                    except TimeoutError:
-                        status, detail = "timeout", ""
-                    except Exception as exc:  # noqa: BLE001 -- in the harness: a bug to see
-                        status, detail = f"{api} internal", f"{type(exc).__name__}: {exc}"
-                    signal.alarm(0)
+                    status, detail = gen33.timed_check(
+                        check, text, seed, directory, api, backend, f"gaps35_{seed}_{api}"
+                    )
                     counts[(api, status.split()[-1] if " " in status else status)] += 1
                     if status == "rejected":
                         reasons[detail] += 1

@@ -588,30 +588,40 @@ def parse_args(argv=None):
     return opts, seeds, apis
 
 
+def raise_timeout(*_):
+    """The SIGALRM handler of the fuzzers' runs: `timed_check`'s limit reached."""
+    raise TimeoutError
+
+
+def timed_check(check, text, seed, directory, api, backend, stem, limit: int = 120):
+    """(status, detail) of ``check(text, seed, directory, api, backend, stem)`` under a
+    ``limit``-second alarm (`raise_timeout` installed): "timeout" when it runs out,
+    "<api> internal" for an exception of the harness's call itself (a bug to see)."""
+    signal.alarm(limit)
+    try:
+        return check(text, seed, directory, api, backend, stem)
+    except TimeoutError:
+        return "timeout", ""
+    except Exception as exc:  # noqa: BLE001 -- in the harness: a bug to see
+        return f"{api} internal", f"{type(exc).__name__}: {exc}"
+    finally:
+        signal.alarm(0)
+
+
 def main(argv=None) -> int:
     opts, seeds, apis = parse_args(argv)
     counts, reasons, bugs = Counter(), Counter(), Counter()
 
-    def _alarm(*_):
-        raise TimeoutError
-
-    signal.signal(signal.SIGALRM, _alarm)
+    signal.signal(signal.SIGALRM, raise_timeout)
     with tempfile.TemporaryDirectory() as tmp:
         directory = Path(tmp)
         sys.path.insert(0, tmp)
         for seed in seeds:
             text = source(seed)
             for api in apis:
-                signal.alarm(120)
-                try:
-                    status, detail = check(
-                        text, seed, directory, api, opts.backend, f"gen33_{seed}_{api}"
-                    )
-                except TimeoutError:
-                    status, detail = "timeout", ""
-                except Exception as exc:  # noqa: BLE001 -- in the harness: a bug to see
-                    status, detail = f"{api} internal", f"{type(exc).__name__}: {exc}"
-                signal.alarm(0)
+                status, detail = timed_check(
+                    check, text, seed, directory, api, opts.backend, f"gen33_{seed}_{api}"
+                )
                 counts[(api, status.split()[-1] if " " in status else status)] += 1
                 if status == "rejected":
                     reasons[detail[:100]] += 1
