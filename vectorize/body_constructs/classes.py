@@ -27,6 +27,8 @@ import types
 
 import libcst as cst
 
+from ..syntax.traversal import walk
+
 _FIELDS: dict = {}      # class -> (function, record class) or None
 WHY_NOT: dict = {}      # class -> why `fields_function` gave None
 _COUNTER = itertools.count()
@@ -127,7 +129,7 @@ def _make(cls):
         return ("its `__init__` binds no attribute of `self`, or binds one in a branch, a "
                 "loop or a tuple target")
     locals_ = {f: f"{me}__{f}" for f in fields}
-    taken = {n.value for n in _walk(func) if type(n) is cst.Name}
+    taken = {n.value for n in walk(func) if type(n) is cst.Name}
     if any(v in taken for v in locals_.values()):
         return None
     seen: set = set()
@@ -182,14 +184,6 @@ def _record_class(cls, fields):
     return type(cls)(cls.__name__, (cls,), namespace)
 
 
-def _walk(node):
-    stack = [node]
-    while stack:
-        n = stack.pop()
-        yield n
-        stack.extend(n.children)
-
-
 def _self_attribute(node, me: str) -> str | None:
     if type(node) is cst.Attribute and type(node.value) is cst.Name and \
             node.value.value == me:
@@ -219,14 +213,14 @@ def _fields_bound(stmts, me) -> list | None:
             if field not in fields:
                 fields.append(field)
             continue
-        for n in _walk(stmt):
+        for n in walk(stmt):
             targets = {cst.AssignTarget: lambda t: t.target, cst.AugAssign: lambda t: t.target,
                        cst.AnnAssign: lambda t: t.target, cst.For: lambda t: t.target,
                        cst.CompFor: lambda t: t.target, cst.Del: lambda t: t.target,
                        cst.NamedExpr: lambda t: t.target, cst.AsName: lambda t: t.name}
             get = targets.get(type(n))
             if get is not None and any(_self_attribute(t, me) is not None
-                                       for t in _walk(get(n))):
+                                       for t in walk(get(n))):
                 return None
     return fields or None
 
@@ -268,7 +262,7 @@ def _rewrite_statement(stmt, me, locals_, seen, cls):
             nonlocal bad
             bad = True
 
-    _attribute_bases = {id(n.value) for n in _walk(stmt) if _self_attribute(n, me)}
+    _attribute_bases = {id(n.value) for n in walk(stmt) if _self_attribute(n, me)}
     _target_node = None
     if target is not None:
         small = stmt.body[0]
@@ -301,7 +295,7 @@ def _class_name(cls) -> str | None:
 
 
 def _uses_class(stmt, me, locals_) -> bool:
-    return any(_self_attribute(n, me) not in (None, *locals_) for n in _walk(stmt))
+    return any(_self_attribute(n, me) not in (None, *locals_) for n in walk(stmt))
 
 
 def _split_tuple_assign(stmt, me):
@@ -322,7 +316,7 @@ def _split_tuple_assign(stmt, me):
     if not all(_self_attribute(e.value, me) for e in target.elements):
         return [stmt]
     if any(type(n) is cst.Name and n.value == me for e in value.elements
-           for n in _walk(e.value)):
+           for n in walk(e.value)):
         return [stmt]
     return [cst.SimpleStatementLine([cst.Assign([cst.AssignTarget(t.value)], v.value)])
             for t, v in zip(target.elements, value.elements)]
@@ -413,27 +407,27 @@ def _inline(call, p_init, me, cls, init, depth):
             bound[key] = arg.value
     if set(bound) != set(names):
         return None     # (a default left to bind: refused)
-    for n in _walk(p_func.body):
+    for n in walk(p_func.body):
         if type(n) in (cst.FunctionDef, cst.ClassDef, cst.Lambda, cst.ListComp, cst.SetComp,
                        cst.DictComp, cst.GeneratorExp, cst.Global, cst.Nonlocal):
             return None
     locals_ = set(names)
-    for n in _walk(p_func.body):
+    for n in walk(p_func.body):
         get = {cst.AssignTarget: lambda t: t.target, cst.AugAssign: lambda t: t.target,
                cst.AnnAssign: lambda t: t.target, cst.For: lambda t: t.target,
                cst.NamedExpr: lambda t: t.target, cst.AsName: lambda t: t.name,
                cst.ExceptHandler: lambda t: t.name}.get(type(n))
         target = get(n) if get is not None else None
         if target is not None:
-            locals_ |= {t.value for t in _walk(target) if type(t) is cst.Name} - {p_me}
+            locals_ |= {t.value for t in walk(target) if type(t) is cst.Name} - {p_me}
     child = textwrap.dedent(inspect.getsource(init))
     prefix = f"_super{depth}_"
     if prefix in child:
         return None
     rename = {n: f"{prefix}{n}" for n in locals_}
-    attrs = {id(n.attr) for n in _walk(p_func.body) if type(n) is cst.Attribute} | \
-        {id(n.keyword) for n in _walk(p_func.body) if type(n) is cst.Arg and n.keyword}
-    for n in _walk(p_func.body):     # the globals it reads: the same objects in both modules
+    attrs = {id(n.attr) for n in walk(p_func.body) if type(n) is cst.Attribute} | \
+        {id(n.keyword) for n in walk(p_func.body) if type(n) is cst.Arg and n.keyword}
+    for n in walk(p_func.body):     # the globals it reads: the same objects in both modules
         if type(n) is cst.Name and id(n) not in attrs and n.value not in rename and \
                 n.value != p_me and _lookup(p_init.__globals__, n.value) is not \
                 _lookup(init.__globals__, n.value):

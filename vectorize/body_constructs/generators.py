@@ -27,16 +27,10 @@ import types
 
 import libcst as cst
 
+from ..syntax.traversal import walk
+
 _MADE: dict = {}        # (function, star items) -> function or why not (a phrase)
 _COUNTER = itertools.count()
-
-
-def _walk(node):
-    stack = [node]
-    while stack:
-        n = stack.pop()
-        yield n
-        stack.extend(n.children)
 
 
 def _yield_statement(stmt):
@@ -53,7 +47,7 @@ def _plain(stmt) -> bool:
     """No yield, return, break or continue anywhere in ``stmt`` (nested functions and
     lambdas included: a lambda's body cannot hold them, a nested def is refused later)."""
     return not any(type(n) in (cst.Yield, cst.Return, cst.Break, cst.Continue, cst.FunctionDef,
-                               cst.ClassDef) for n in _walk(stmt))
+                               cst.ClassDef) for n in walk(stmt))
 
 
 def _star_loop(stmt, star: str | None):
@@ -94,7 +88,7 @@ def _make(fn, n_star: int):
         return "it is not a plain `def`"
     star = func.params.star_arg
     star = star.name.value if type(star) is cst.Param else None
-    taken = {n.value for n in _walk(func) if type(n) is cst.Name}
+    taken = {n.value for n in walk(func) if type(n) is cst.Name}
     name = f"{func.name.value}__items{n_star}"
     names = (f"{func.name.value}__item{k}" for k in itertools.count())
     items: list = []

@@ -17,6 +17,7 @@ from ..abstract import TupleValue, Value, batched_like, join, narrows_exactly
 from ..errors import Unsupported
 from ..syntax.edit import paren
 from ..syntax.templates import expr
+from ..syntax.traversal import walk
 from .families import pad, padded_args, real_operands
 from .registry import Registry, Rule, Site, broadcast_rank
 
@@ -77,18 +78,12 @@ def scalar_power(site: Site, left, right) -> cst.BaseExpression | None:
     if dtype is None or dtype.kind != "f":
         return None
     # (a base with a call is written once: the call might not be pure)
-    once = any(isinstance(n, cst.Call) for n in _walk(left))
+    once = any(isinstance(n, cst.Call) for n in walk(left))
     atoms = (cst.Name, cst.Attribute, cst.Subscript, cst.Call, cst.Float, cst.Integer)
     a = left if type(left) in atoms else paren(left)
     b = right if type(right) in atoms else paren(right)
     text = site.spelled.scalar_power("{a}", None if exponent.exact else "{b}", dtype, once)
     return None if text is None else expr(text, a=a, b=b)
-
-
-def _walk(node):
-    yield node
-    for child in node.children:
-        yield from _walk(child)
 
 
 _COMPLEX_OPERATORS = {cst.Multiply: "*", cst.Divide: "/", cst.Add: "+", cst.Subtract: "-"}
